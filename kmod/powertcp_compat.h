@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API differences between the kernels we build against, in one place.
+ *
+ *  - 6.10 added @ack and @flag to tcp_congestion_ops.cong_control
+ *    (commit 57bfc7605ca5, "tcp: add ack and flag to cong_control").
+ *  - 5.19 added tcp_snd_cwnd()/tcp_snd_cwnd_set() accessors.
+ */
+#ifndef _POWERTCP_COMPAT_H
+#define _POWERTCP_COMPAT_H
+
+#include <net/tcp.h>
+
+/*
+ * Features are probed from the kernel's own headers by kmod/Kbuild rather
+ * than guessed from the version number, so distribution backports work:
+ * POWERTCP_HAVE_SND_CWND_SET and POWERTCP_HAVE_CONG_CONTROL_ACK.
+ */
+#ifndef POWERTCP_HAVE_SND_CWND_SET
+static inline u32 tcp_snd_cwnd(const struct tcp_sock *tp)
+{
+	return tp->snd_cwnd;
+}
+
+static inline void tcp_snd_cwnd_set(struct tcp_sock *tp, u32 val)
+{
+	tp->snd_cwnd = val;
+}
+#endif
+
+static void powertcp_cong_control(struct sock *sk,
+				  const struct rate_sample *rs);
+
+/* Adapter with the cong_control signature of the kernel being built. */
+#ifdef POWERTCP_HAVE_CONG_CONTROL_ACK
+static void powertcp_cong_control_hook(struct sock *sk, u32 ack, int flag,
+				       const struct rate_sample *rs)
+{
+	powertcp_cong_control(sk, rs);
+}
+#else
+static void powertcp_cong_control_hook(struct sock *sk,
+				       const struct rate_sample *rs)
+{
+	powertcp_cong_control(sk, rs);
+}
+#endif
+
+#endif /* _POWERTCP_COMPAT_H */

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * θ-PowerTCP control law in integer fixed point.
+ *
+ * This file is the only place where the algorithm lives. It is compiled into
+ * both kernel modules (tcp_theta_powertcp, tcp_powertcp_evo) and into the
+ * userspace unit tests and fuzzers, so it uses no kernel API beyond the u32/
+ * u64/s64 types and div64_u64(), which the userspace build provides itself.
+ *
+ * Per ACK (PowerTCP, NSDI '22, with the ns-3 model's "fast react"):
+ *
+ *   dθ/dt    = (RTT - RTT_prev) / dt
+ *   Γ_norm   = max(dθ/dt + 1, grad_floor) * RTT / target,   target = k * τ
+ *   Γ_smooth = (Γ_smooth * (H - Δ) + Γ_norm * Δ) / H,       Δ = min(dt, H)
+ *   cwnd     = γ * (cwnd_old / Γ_smooth + β) + (1 - γ) * cwnd
+ *   rate     = cwnd / τ
+ *
+ * where cwnd_old is the reference window, advanced once per RTT by the
+ * caller, and H is the smoothing horizon (τ scaled by smooth_pct).
+ *
+ * Fixed-point scales and the input ranges they are proven for (the unit
+ * tests exercise each bound against a 128-bit reference):
+ *
+ *   time        ns, u64; RTT and τ are clamped to PT_TIME_MAX_NS (2^34 ns,
+ *               about 17 s), dt to the same.
+ *   power Γ     Q16 (PT_POWER_ONE = 1.0), clamped to [power_floor,
+ *               PT_POWER_MAX = 256.0], so Γ < 2^25.
+ *   gradient    (dθ/dt + 1) in Q16, clamped to [grad_floor, 256.0].
+ *   window      packets in Q10 (PT_WND_ONE = 1 packet), clamped to
+ *               PT_WND_MAX = 2^32 packets (the kernel's snd_cwnd_clamp
+ *               range), so a window is < 2^42.
+ *   γ           Q10 (1024 = 1.0).
+ *   rates       Mb/s as u32 for the line rate (<= 400 Gb/s), bytes/s as
+ *               u64 for the pacing rate.
+ *
+ * Worst-case intermediates: Γ_norm: gradient (2^24) * RTT (2^34) = 2^58;
+ * smoothing: Γ (2^25) * H (2^34) = 2^59, sum of two such < 2^60;
+ * window: cwnd_old (2^42) << 16 = 2^58, then clamped to PT_WND_MAX before
+ * multiplying by γ (2^42 * 2^10 = 2^52). All fit in u64 / s64.
+ */
+#ifndef _POWERTCP_CORE_H
+#define _POWERTCP_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/math64.h>
+#include <linux/types.h>
+#else
+#include <linux/types.h>
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s64 s64;
+#define BIT_ULL(n)	(1ULL << (n))
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
+#endif
+
+#define PT_POWER_SHIFT		16
+#define PT_POWER_ONE		BIT_ULL(PT_POWER_SHIFT)
+#define PT_POWER_MAX		(256ULL << PT_POWER_SHIFT)
+#define PT_WND_SHIFT		10
+#define PT_WND_ONE		BIT_ULL(PT_WND_SHIFT)
+#define PT_WND_MAX		BIT_ULL(32 + PT_WND_SHIFT)
+#define PT_GAMMA_ONE		1024U
+#define PT_TIME_MAX_NS		BIT_ULL(34)
+#define PT_LINE_RATE_MAX_MBPS	400000U
+#define PT_PPM			1000000U
+#define PT_PERMILLE		1000U
+
+/* Tunables, shared by every flow of one algorithm. */
+struct pt_params {
+	u32 gamma;		/* EWMA weight γ, Q10, 1..1024 */
+	u32 beta_ppm;		/* additive increase β, ppm of line rate */
+	u32 target_permille;	/* target RTT as permille of τ (1050 = 1.05τ) */
+	u32 grad_floor_permille;	/* floor of (dθ/dt + 1), permille */
+	u32 power_floor_permille;	/* floor of Γ_norm, permille (> 0) */
+	u32 min_rate_ppm;	/* rate floor, ppm of line rate */
+	u32 init_rate_ppm;	/* starting rate, ppm of line rate */
+	u32 smooth_pct;		/* smoothing horizon H, percent of τ */
+	u32 base_rtt_us;	/* τ in µs; 0 = per-flow minimum RTT */
+	u32 line_rate_mbps;	/* host line rate, Mb/s */
+};
+
+/* Per-flow state; must fit in the kernel's icsk_ca_priv (104 bytes). */
+struct pt_flow {
+	u64 t_prev_ns;		/* time of the previous RTT sample */
+	u64 wnd;		/* current window, packets Q10 */
+	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
+	u32 rtt_prev_ns_lo;	/* previous RTT sample, ns (clamped, < 2^34) */
+	u32 rtt_prev_ns_hi;
+	u32 power;		/* Γ_smooth, Q16 */
+	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
+};
+
+static inline u64 pt_min(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static inline u64 pt_max(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+static inline u64 pt_clamp(u64 v, u64 lo, u64 hi)
+{
+	return pt_min(pt_max(v, lo), hi);
+}
+
+static inline u64 pt_rtt_prev(const struct pt_flow *f)
+{
+	return (u64)f->rtt_prev_ns_hi << 32 | f->rtt_prev_ns_lo;
+}
+
+static inline void pt_set_rtt_prev(struct pt_flow *f, u64 rtt_ns)
+{
+	f->rtt_prev_ns_lo = (u32)rtt_ns;
+	f->rtt_prev_ns_hi = (u32)(rtt_ns >> 32);
+}
+
+/* τ in ns for this flow: the configured base RTT, or the flow's min RTT. */
+static inline u64 pt_tau_ns(const struct pt_params *p, const struct pt_flow *f)
+{
+	u64 us = p->base_rtt_us ? p->base_rtt_us : f->min_rtt_us;
+
+	return pt_clamp(us * 1000, 1000, PT_TIME_MAX_NS);
+}
+
+/*
+ * Window (packets, Q10) that carries @ppm of the line rate over @tau_ns with
+ * segments of @mss bytes. line rate (< 2^19 Mb/s) * τ (< 2^35 ns) < 2^54;
+ * bytes (< 2^41) << 10 < 2^51.
+ */
+static inline u64 pt_rate_to_wnd(const struct pt_params *p, u32 ppm,
+				 u64 tau_ns, u32 mss)
+{
+	u64 bytes = div64_u64((u64)p->line_rate_mbps * tau_ns, 8000);
+
+	bytes = div64_u64(bytes * ppm, PT_PPM);
+	return div64_u64(bytes << PT_WND_SHIFT, mss ? mss : 1);
+}
+
+/* Window bounds: [min_rate, line rate] over τ, and never below 1 packet. */
+static inline u64 pt_wnd_lo(const struct pt_params *p, u64 tau_ns, u32 mss)
+{
+	return pt_max(pt_rate_to_wnd(p, p->min_rate_ppm, tau_ns, mss),
+		      PT_WND_ONE);
+}
+
+static inline u64 pt_wnd_hi(const struct pt_params *p, u64 tau_ns, u32 mss)
+{
+	return pt_clamp(pt_rate_to_wnd(p, PT_PPM, tau_ns, mss), PT_WND_ONE,
+			PT_WND_MAX);
+}
+
+/*
+ * Start a flow at init_rate of the line rate. With an automatic τ and no
+ * RTT sample yet, @fallback_pkts (the kernel's initial window) is used.
+ */
+static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
+				u32 fallback_pkts, u32 mss, u64 now_ns)
+{
+	u64 tau;
+
+	f->t_prev_ns = now_ns;
+	pt_set_rtt_prev(f, 0);
+	f->power = PT_POWER_ONE;
+	f->min_rtt_us = 0;
+	if (p->base_rtt_us) {
+		tau = pt_tau_ns(p, f);
+		f->wnd = pt_clamp(pt_rate_to_wnd(p, p->init_rate_ppm, tau, mss),
+				  pt_wnd_lo(p, tau, mss),
+				  pt_wnd_hi(p, tau, mss));
+	} else {
+		f->wnd = pt_clamp((u64)fallback_pkts << PT_WND_SHIFT,
+				  PT_WND_ONE, PT_WND_MAX);
+	}
+	f->wnd_old = f->wnd;
+}
+
+/*
+ * Normalized power from two RTT samples @dt_ns apart (dt >= 1).
+ * Returns Γ_norm in Q16, within [power_floor, PT_POWER_MAX].
+ */
+static inline u64 pt_norm_power(const struct pt_params *p, u64 rtt_ns,
+				u64 rtt_prev_ns, u64 dt_ns, u64 tau_ns)
+{
+	s64 diff = (s64)rtt_ns - (s64)rtt_prev_ns;	/* |diff| < 2^34 */
+	s64 grad;					/* dθ/dt + 1, Q16 */
+	u64 g, target, power;
+
+	/* |diff| << 16 < 2^50: the shift is done on the magnitude. */
+	if (diff >= 0)
+		grad = (s64)div64_u64((u64)diff << PT_POWER_SHIFT, dt_ns);
+	else
+		grad = -(s64)div64_u64((u64)-diff << PT_POWER_SHIFT, dt_ns);
+	grad += PT_POWER_ONE;
+
+	g = grad < 0 ? 0 : (u64)grad;
+	g = pt_clamp(g, div64_u64((u64)p->grad_floor_permille * PT_POWER_ONE,
+				  PT_PERMILLE), PT_POWER_MAX);
+
+	target = div64_u64(tau_ns * p->target_permille, PT_PERMILLE);
+	power = div64_u64(g * rtt_ns, target ? target : 1);
+	return pt_clamp(power,
+			pt_max(div64_u64((u64)p->power_floor_permille *
+					 PT_POWER_ONE, PT_PERMILLE), 1),
+			PT_POWER_MAX);
+}
+
+/*
+ * Process one RTT sample @rtt_us taken at @now_ns; updates Γ_smooth and the
+ * window. @mss is the flow's current segment size. Returns nothing: read
+ * f->wnd / pt_pacing_rate() afterwards.
+ */
+static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
+			     u64 rtt_us, u64 now_ns, u32 mss)
+{
+	u64 rtt_ns, rtt_prev = pt_rtt_prev(f);
+	u64 dt, tau, horizon, delta, norm, target_wnd, beta, wnd;
+
+	rtt_us = pt_clamp(rtt_us, 1, PT_TIME_MAX_NS / 1000);
+	rtt_ns = rtt_us * 1000;
+	if (!f->min_rtt_us || rtt_us < f->min_rtt_us)
+		f->min_rtt_us = (u32)rtt_us;
+	tau = pt_tau_ns(p, f);
+
+	/* First sample: nothing to differentiate against yet. */
+	if (!rtt_prev) {
+		pt_set_rtt_prev(f, rtt_ns);
+		f->t_prev_ns = now_ns;
+		return;
+	}
+
+	dt = now_ns > f->t_prev_ns ? now_ns - f->t_prev_ns : 1;
+	dt = pt_min(dt, PT_TIME_MAX_NS);
+	norm = pt_norm_power(p, rtt_ns, rtt_prev, dt, tau);
+
+	/* Γ_smooth: EWMA over the horizon H, weight Δ/H (Γ < 2^25, H < 2^35). */
+	horizon = pt_max(div64_u64(tau * p->smooth_pct, 100), 1);
+	delta = pt_min(dt, horizon);
+	f->power = (u32)pt_clamp(div64_u64(f->power * (horizon - delta) +
+					   norm * delta, horizon),
+				 1, PT_POWER_MAX);
+
+	pt_set_rtt_prev(f, rtt_ns);
+	f->t_prev_ns = now_ns;
+
+	/* cwnd = γ (cwnd_old / Γ_smooth + β) + (1 - γ) cwnd */
+	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
+	beta = pt_rate_to_wnd(p, p->beta_ppm, tau, mss);
+	target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
+	wnd = (p->gamma * target_wnd +
+	       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;
+	f->wnd = pt_clamp(wnd, pt_wnd_lo(p, tau, mss), pt_wnd_hi(p, tau, mss));
+}
+
+/* Advance the reference window: called once per RTT. */
+static inline void pt_update_reference(struct pt_flow *f)
+{
+	f->wnd_old = f->wnd;
+}
+
+/* Window in whole packets for snd_cwnd: rounded up, at least @min_pkts. */
+static inline u32 pt_cwnd_pkts(const struct pt_flow *f, u32 min_pkts)
+{
+	u64 pkts = (f->wnd + PT_WND_ONE - 1) >> PT_WND_SHIFT;
+
+	return (u32)pt_clamp(pkts, min_pkts, 0xffffffffULL);
+}
+
+/*
+ * Pacing rate in bytes/s: cwnd / τ, capped at the line rate.
+ * bytes = wnd * mss < 2^58 (Q10). rate = bytes * 10^9 / τ is computed as
+ * q * 10^9 + r * 10^9 / τ with q, r = divmod(bytes, τ): τ <= 2^34 keeps
+ * r * 10^9 < 2^64, and q >= 2^34 means a rate far above any line rate.
+ */
+static inline u64 pt_pacing_rate(const struct pt_flow *f,
+				 const struct pt_params *p, u32 mss)
+{
+	u64 bytes_q = f->wnd * mss;
+	u64 tau = pt_tau_ns(p, f);
+	u64 line = (u64)p->line_rate_mbps * 125000;
+	u64 q = div64_u64(bytes_q, tau);
+	u64 r = bytes_q - q * tau;
+	u64 rate_q;
+
+	if (q >= (1ULL << 34))
+		return line;
+	rate_q = q * 1000000000 + div64_u64(r * 1000000000, tau);
+	return pt_min(rate_q >> PT_WND_SHIFT, line);
+}
+
+#endif /* _POWERTCP_CORE_H */

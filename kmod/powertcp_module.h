@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel glue shared by tcp_theta_powertcp and tcp_powertcp_evo: module
+ * parameters, tcp_congestion_ops callbacks, registration. Each module's .c
+ * defines POWERTCP_NAME and the POWERTCP_DEF_* defaults, then includes this.
+ *
+ * The control law itself is in powertcp_core.h. Here we only feed it the
+ * kernel's per-ACK RTT sample (rate_sample.rtt_us) and nanosecond TCP clock
+ * (tcp_clock_cache), advance the reference window once per RTT, and apply the
+ * result to snd_cwnd and sk_pacing_rate. Nothing here sleeps: init runs in
+ * softirq context when a passive connection is established.
+ *
+ * Parameters are writable at run time under
+ * /sys/module/tcp_<name>/parameters/. A write out of range fails with -EINVAL
+ * and leaves the old value in force. A change applies to every connection
+ * using the algorithm from its next ACK; init_rate_ppm affects connections
+ * that start afterwards.
+ */
+#ifndef _POWERTCP_MODULE_H
+#define _POWERTCP_MODULE_H
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <net/tcp.h>
+
+#include "powertcp_compat.h"
+#include "powertcp_core.h"
+
+/* A u32 parameter: its value and inclusive valid range. */
+struct powertcp_param {
+	u32 val;
+	u32 min;
+	u32 max;
+};
+
+static int powertcp_param_set(const char *buf, const struct kernel_param *kp)
+{
+	struct powertcp_param *p = kp->arg;
+	u32 v;
+
+	if (kstrtou32(buf, 0, &v) || v < p->min || v > p->max)
+		return -EINVAL;
+	WRITE_ONCE(p->val, v);
+	return 0;
+}
+
+static int powertcp_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct powertcp_param *p = kp->arg;
+
+	return scnprintf(buf, PAGE_SIZE, "%u\n", READ_ONCE(p->val));
+}
+
+static const struct kernel_param_ops powertcp_param_ops = {
+	.set = powertcp_param_set,
+	.get = powertcp_param_get,
+};
+
+/* Declares powertcp_param_<name>, with a modinfo description that states
+ * the unit (in @desc), the default and the valid range.
+ */
+#define POWERTCP_PARAM(name, def, lo, hi, desc)				\
+	static struct powertcp_param powertcp_param_##name = {		\
+		def, lo, hi };						\
+	module_param_cb(name, &powertcp_param_ops,			\
+			&powertcp_param_##name, 0644);			\
+	__MODULE_INFO(parm, powertcp_desc_##name, #name ":" desc	\
+		      " (default " __stringify(def) ", range "		\
+		      #lo ".." #hi ")")
+
+POWERTCP_PARAM(gamma, POWERTCP_DEF_GAMMA, 1, 1024,
+	       "EWMA weight gamma, in 1/1024");
+POWERTCP_PARAM(beta_ppm, POWERTCP_DEF_BETA_PPM, 0, 1000000,
+	       "additive increase beta, in ppm of line rate");
+POWERTCP_PARAM(target_permille, POWERTCP_DEF_TARGET_PERMILLE, 1000, 4000,
+	       "target RTT, in permille of base RTT");
+POWERTCP_PARAM(grad_floor_permille, POWERTCP_DEF_GRAD_FLOOR_PERMILLE, 0, 1000,
+	       "floor of (RTT gradient + 1), in permille");
+POWERTCP_PARAM(power_floor_permille, POWERTCP_DEF_POWER_FLOOR_PERMILLE, 1,
+	       1000, "floor of normalized power, in permille");
+POWERTCP_PARAM(min_rate_ppm, POWERTCP_DEF_MIN_RATE_PPM, 0, 1000000,
+	       "minimum rate, in ppm of line rate");
+POWERTCP_PARAM(init_rate_ppm, POWERTCP_DEF_INIT_RATE_PPM, 1, 1000000,
+	       "initial rate of a new flow, in ppm of line rate");
+POWERTCP_PARAM(smooth_pct, POWERTCP_DEF_SMOOTH_PCT, 1, 100,
+	       "power smoothing horizon, in percent of base RTT");
+POWERTCP_PARAM(base_rtt_us, POWERTCP_DEF_BASE_RTT_US, 0, 10000000,
+	       "base RTT tau, in us; 0 = auto, each flow's minimum RTT");
+POWERTCP_PARAM(line_rate_mbps, POWERTCP_DEF_LINE_RATE_MBPS, 1, 400000,
+	       "host line rate, in Mbit/s");
+
+/* Per-connection state, in icsk_ca_priv. */
+struct powertcp_sock {
+	struct pt_flow flow;
+	u32 ref_seq;	/* snd_nxt when the reference window last moved */
+};
+
+static void powertcp_read_params(struct pt_params *p)
+{
+	p->gamma = READ_ONCE(powertcp_param_gamma.val);
+	p->beta_ppm = READ_ONCE(powertcp_param_beta_ppm.val);
+	p->target_permille = READ_ONCE(powertcp_param_target_permille.val);
+	p->grad_floor_permille =
+		READ_ONCE(powertcp_param_grad_floor_permille.val);
+	p->power_floor_permille =
+		READ_ONCE(powertcp_param_power_floor_permille.val);
+	p->min_rate_ppm = READ_ONCE(powertcp_param_min_rate_ppm.val);
+	p->init_rate_ppm = READ_ONCE(powertcp_param_init_rate_ppm.val);
+	p->smooth_pct = READ_ONCE(powertcp_param_smooth_pct.val);
+	p->base_rtt_us = READ_ONCE(powertcp_param_base_rtt_us.val);
+	p->line_rate_mbps = READ_ONCE(powertcp_param_line_rate_mbps.val);
+}
+
+/* Push the flow's window and rate into the socket. */
+static void powertcp_apply(struct sock *sk, struct powertcp_sock *ca,
+			   const struct pt_params *p, long rtt_us)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 mss = max_t(u32, tp->mss_cache, 1);
+	u32 cwnd = min(pt_cwnd_pkts(&ca->flow, 2), tp->snd_cwnd_clamp);
+	u64 rate = pt_pacing_rate(&ca->flow, p, mss);
+
+	tcp_snd_cwnd_set(tp, cwnd);
+	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
+	WRITE_ONCE(sk->sk_pacing_rate, rate);
+	trace_powertcp_step(sk, tp->tcp_clock_cache, rtt_us, ca->flow.power,
+			    cwnd, rate);
+}
+
+static void powertcp_init(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct powertcp_sock *ca = inet_csk_ca(sk);
+	struct pt_params p;
+
+	powertcp_read_params(&p);
+	pt_flow_init(&ca->flow, &p, tcp_snd_cwnd(tp),
+		     max_t(u32, tp->mss_cache, 1), tp->tcp_clock_cache);
+	ca->ref_seq = tp->snd_nxt;
+	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
+	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+	powertcp_apply(sk, ca, &p, -1);
+}
+
+static void powertcp_cong_control(struct sock *sk,
+				  const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct powertcp_sock *ca = inet_csk_ca(sk);
+	struct pt_params p;
+
+	powertcp_read_params(&p);
+	/*
+	 * rtt_us < 0: this ACK carried no RTT sample (e.g. it only acked
+	 * retransmitted data). Keep the last power and window.
+	 */
+	if (rs->rtt_us > 0)
+		pt_on_rtt(&ca->flow, &p, rs->rtt_us, tp->tcp_clock_cache,
+			  max_t(u32, tp->mss_cache, 1));
+
+	/* Once per RTT: all data sent at the last update is now acked. */
+	if (!before(tp->snd_una, ca->ref_seq)) {
+		pt_update_reference(&ca->flow);
+		ca->ref_seq = tp->snd_nxt;
+	}
+	powertcp_apply(sk, ca, &p, rs->rtt_us);
+}
+
+/* No slow start and no multiplicative decrease on loss. */
+static u32 powertcp_ssthresh(struct sock *sk)
+{
+	return TCP_INFINITE_SSTHRESH;
+}
+
+static u32 powertcp_undo_cwnd(struct sock *sk)
+{
+	return tcp_snd_cwnd(tcp_sk(sk));
+}
+
+static struct tcp_congestion_ops powertcp_ops __read_mostly = {
+	.name		= POWERTCP_NAME,
+	.owner		= THIS_MODULE,
+	.init		= powertcp_init,
+	.cong_control	= powertcp_cong_control_hook,
+	.ssthresh	= powertcp_ssthresh,
+	.undo_cwnd	= powertcp_undo_cwnd,
+};
+
+static int __init powertcp_register(void)
+{
+	BUILD_BUG_ON(sizeof(struct powertcp_sock) > ICSK_CA_PRIV_SIZE);
+	return tcp_register_congestion_control(&powertcp_ops);
+}
+
+static void __exit powertcp_unregister(void)
+{
+	tcp_unregister_congestion_control(&powertcp_ops);
+}
+
+module_init(powertcp_register);
+module_exit(powertcp_unregister);
+
+MODULE_AUTHOR("PowerTCP for Linux developers");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("tcp-" POWERTCP_NAME);
+
+#endif /* _POWERTCP_MODULE_H */
