@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# θ-PowerTCP and PowerTCP-evo for Linux.
+#
+#   make                 build the modules for the running kernel (or KDIR=)
+#   make install         install them (updates/) and run depmod
+#   make check           the whole test suite: setup, builds against 6.1 and
+#                        6.12 with sparse, checkpatch, unit tests, fuzzing,
+#                        kernel tests booted under QEMU
+#   make incast          the 10:1 incast reproduction (results/incast/)
+#   make tools           the userspace tools (userspace-tools/bin/)
+#   make unit            only the userspace unit tests of the control law
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+
+all: modules
+
+modules:
+	@test -f $(KDIR)/Makefile || { echo "make: no kernel build tree at" \
+		"$(KDIR): install linux-headers-$$(uname -r) or pass KDIR=" >&2; \
+		exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+
+clean:
+	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	$(MAKE) -C userspace-tools clean
+	rm -rf build
+
+tools:
+	$(MAKE) -C userspace-tools
+
+unit:
+	$(MAKE) -C kmod/tests test
+
+check:
+	bash scripts/check.sh
+
+incast:
+	bash testbed/run.sh incast
+
+.PHONY: all modules install clean tools unit check incast

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness for the control law: the input picks parameters (mapped
+ * into their valid module-parameter ranges) and a sequence of RTT samples,
+ * time steps and reference updates. Built with UBSan and clang's integer
+ * sanitizer, so an overflow is a crash; the invariants are asserted.
+ *
+ *   make -C kmod/tests fuzz   (runs for FUZZ_SECONDS)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../powertcp_core.h"
+#include "invariants.h"
+
+struct reader {
+	const unsigned char *p;
+	size_t n;
+};
+
+static u64 take(struct reader *r, int bytes)
+{
+	u64 v = 0;
+
+	while (bytes-- && r->n) {
+		v = v << 8 | *r->p++;
+		r->n--;
+	}
+	return v;
+}
+
+static u32 in_range(struct reader *r, u32 lo, u32 hi)
+{
+	return lo + (u32)(take(r, 4) % ((u64)hi - lo + 1));
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	struct reader r = { data, size };
+	struct pt_params p;
+	struct pt_flow f;
+	u32 mss;
+	u64 t;
+
+	p.gamma = in_range(&r, 1, 1024);
+	p.beta_ppm = in_range(&r, 0, 1000000);
+	p.target_permille = in_range(&r, 1000, 4000);
+	p.grad_floor_permille = in_range(&r, 0, 1000);
+	p.power_floor_permille = in_range(&r, 1, 1000);
+	p.min_rate_ppm = in_range(&r, 0, 1000000);
+	p.init_rate_ppm = in_range(&r, 1, 1000000);
+	p.smooth_pct = in_range(&r, 1, 100);
+	p.base_rtt_us = in_range(&r, 0, 10000000);
+	p.line_rate_mbps = in_range(&r, 1, PT_LINE_RATE_MAX_MBPS);
+	mss = in_range(&r, 1, 65535);
+	t = take(&r, 8) >> 1;
+
+	pt_flow_init(&f, &p, in_range(&r, 1, 1000), mss, t);
+	while (r.n >= 6) {
+		u64 rtt = take(&r, 4) << (take(&r, 1) % 16);
+		u64 step = take(&r, 1);
+		const char *why;
+
+		t += step << (step % 37);
+		pt_on_rtt(&f, &p, rtt, t, mss);
+		if (step & 1)
+			pt_update_reference(&f);
+		why = pt_check_invariants(&f, &p, mss);
+		if (why) {
+			fprintf(stderr, "invariant violated: %s\n", why);
+			abort();
+		}
+	}
+	return 0;
+}

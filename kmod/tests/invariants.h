@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What must hold for a flow after any sequence of inputs; shared by the
+ * unit tests and the fuzzer. Returns NULL, or what was violated.
+ */
+#ifndef _POWERTCP_INVARIANTS_H
+#define _POWERTCP_INVARIANTS_H
+
+static inline const char *pt_check_invariants(const struct pt_flow *f,
+					      const struct pt_params *p,
+					      u32 mss)
+{
+	u64 tau = pt_tau_ns(p, f);
+
+	/* Automatic τ before the first RTT sample: the kernel's window. */
+	if (!p->base_rtt_us && !f->min_rtt_us)
+		return f->wnd ? 0 : "zero window";
+	if (f->wnd < pt_wnd_lo(p, tau, mss))
+		return "window below the minimum rate";
+	if (f->wnd > pt_wnd_hi(p, tau, mss))
+		return "window above the line rate";
+	if (f->power < 1 || f->power > PT_POWER_MAX)
+		return "power out of range";
+	if (pt_pacing_rate(f, p, mss) > (u64)p->line_rate_mbps * 125000)
+		return "pacing rate above the line rate";
+	if (pt_cwnd_pkts(f, 2) < 2)
+		return "cwnd below 2 packets";
+	return 0;
+}
+
+#endif

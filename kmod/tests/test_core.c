@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Userspace unit tests of the θ-PowerTCP control law (kmod/powertcp_core.h),
+ * the same code the kernel modules run. Built with UBSan and clang's integer
+ * sanitizer, so any overflow in the fixed-point arithmetic aborts the run.
+ *
+ * Prints "ok N - name" / "not ok N - name" and a closing
+ * "N passed, N failed" line; exits non-zero on any failure.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../powertcp_core.h"
+#include "invariants.h"
+
+static int passed, failed, checks_failed;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		checks_failed++;					\
+		fprintf(stderr, "  %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+		fprintf(stderr, __VA_ARGS__);				\
+		fputc('\n', stderr);					\
+	}								\
+} while (0)
+
+static void run(const char *name, void (*fn)(void))
+{
+	int before = checks_failed;
+
+	fn();
+	if (checks_failed == before) {
+		passed++;
+		printf("ok %d - %s\n", passed + failed, name);
+	} else {
+		failed++;
+		printf("not ok %d - %s\n", passed + failed, name);
+	}
+}
+
+/* The ns-3 reference parameters on a 100 Mb/s line, τ = 1 ms. */
+static struct pt_params theta(void)
+{
+	struct pt_params p = {
+		.gamma = 717, .beta_ppm = 6000, .target_permille = 1050,
+		.grad_floor_permille = 500, .power_floor_permille = 10,
+		.min_rate_ppm = 4000, .init_rate_ppm = 1000000,
+		.smooth_pct = 100, .base_rtt_us = 1000,
+		.line_rate_mbps = 100,
+	};
+	return p;
+}
+
+#define MSS	1448
+#define US	1000ULL
+
+static double wnd_pkts(const struct pt_flow *f)
+{
+	return (double)f->wnd / PT_WND_ONE;
+}
+
+static double bdp_pkts(const struct pt_params *p)
+{
+	return (double)p->line_rate_mbps * 1e6 / 8 * p->base_rtt_us / 1e6 / MSS;
+}
+
+static void test_init_line_rate(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	CHECK(fabs(wnd_pkts(&f) - bdp_pkts(&p)) < 0.01,
+	      "start window %.3f, BDP %.3f", wnd_pkts(&f), bdp_pkts(&p));
+	CHECK(pt_pacing_rate(&f, &p, MSS) <= 100000000 / 8,
+	      "rate %llu above line", (unsigned long long)pt_pacing_rate(&f, &p, MSS));
+	CHECK(pt_pacing_rate(&f, &p, MSS) > 100000000 / 8 * 0.99,
+	      "rate %llu below line", (unsigned long long)pt_pacing_rate(&f, &p, MSS));
+
+	p.init_rate_ppm = 250000;
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	CHECK(fabs(wnd_pkts(&f) - bdp_pkts(&p) / 4) < 0.01, "quarter start %.3f",
+	      wnd_pkts(&f));
+
+	/* Automatic τ: no RTT known, so the kernel's initial window. */
+	p.base_rtt_us = 0;
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	CHECK(f.wnd == 10 * PT_WND_ONE, "auto start %.3f", wnd_pkts(&f));
+}
+
+/* Feed a constant RTT every @step_ns for @n samples. */
+static u64 feed_flat(struct pt_flow *f, const struct pt_params *p, u64 t,
+		     u64 rtt_us, u64 step_ns, int n, int ref_every)
+{
+	for (int i = 0; i < n; i++) {
+		t += step_ns;
+		pt_on_rtt(f, p, rtt_us, t, MSS);
+		if (ref_every && i % ref_every == ref_every - 1)
+			pt_update_reference(f);
+	}
+	return t;
+}
+
+/* RTT = target and flat: Γ = 1, so with β = 0 the window never moves. */
+static void test_flat_at_target_beta0(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+	u64 w0;
+
+	p.beta_ppm = 0;
+	p.target_permille = 1000;
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	p.init_rate_ppm = 500000;
+	w0 = f.wnd;
+	feed_flat(&f, &p, 0, 1000, 50 * US, 400, 20);
+	CHECK(f.power == PT_POWER_ONE, "power %u", f.power);
+	CHECK(f.wnd == w0 || f.wnd + 1 == w0, "window %llu -> %llu",
+	      (unsigned long long)w0, (unsigned long long)f.wnd);
+}
+
+/* γ = 1: the window is exactly cwnd_old / Γ + β after each sample. */
+static void test_gamma_one(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+	u64 beta, w0;
+
+	p.gamma = 1024;
+	p.target_permille = 1000;
+	p.init_rate_ppm = 100000;
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	w0 = f.wnd;
+	beta = pt_rate_to_wnd(&p, p.beta_ppm, 1000 * US, MSS);
+	feed_flat(&f, &p, 0, 1000, 50 * US, 20, 0);
+	CHECK(f.wnd == w0 + beta, "window %llu, expected %llu",
+	      (unsigned long long)f.wnd, (unsigned long long)(w0 + beta));
+	/* With the reference moving once per RTT: +β per RTT. */
+	feed_flat(&f, &p, 1000 * US, 1000, 50 * US, 200, 20);
+	CHECK(f.wnd == w0 + 10 * beta, "after 10 RTTs %llu, expected %llu",
+	      (unsigned long long)f.wnd, (unsigned long long)(w0 + 10 * beta));
+}
+
+/*
+ * From equilibrium (RTT = target, Γ = 1): a rising RTT drives power above 1
+ * and shrinks the window; a falling RTT drives it below 1 and grows it.
+ */
+static void ramp(int step_us, int expect_up)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+	u64 t, w0;
+	int i;
+
+	p.init_rate_ppm = 500000;
+	p.beta_ppm = 0;
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	t = feed_flat(&f, &p, 0, 1050, 50 * US, 80, 20);
+	w0 = f.wnd;
+	for (i = 1; i <= 40; i++) {
+		t += 50 * US;
+		pt_on_rtt(&f, &p, 1050 + step_us * i, t, MSS);
+		if (i % 20 == 0)
+			pt_update_reference(&f);
+	}
+	if (expect_up) {
+		CHECK(f.power < PT_POWER_ONE * 95 / 100, "falling power %.3f",
+		      (double)f.power / PT_POWER_ONE);
+		CHECK(f.wnd > w0 * 11 / 10, "falling window %.2f -> %.2f",
+		      (double)w0 / PT_WND_ONE, wnd_pkts(&f));
+	} else {
+		CHECK(f.power > PT_POWER_ONE * 12 / 10, "rising power %.3f",
+		      (double)f.power / PT_POWER_ONE);
+		CHECK(f.wnd < w0 * 9 / 10, "rising window %.2f -> %.2f",
+		      (double)w0 / PT_WND_ONE, wnd_pkts(&f));
+	}
+}
+
+static void test_rising_and_falling_rtt(void)
+{
+	ramp(10, 0);	/* dθ/dt = +0.2 */
+	ramp(-2, 1);	/* dθ/dt = -0.04 */
+}
+
+/* A steep fall is floored at (dθ/dt + 1) = 0.5: Γ = 0.5 · RTT / target. */
+static void test_gradient_floor(void)
+{
+	struct pt_params p = theta();
+	u64 tau = 1000 * US, g;
+
+	/* RTT falls 500 µs in 100 µs: dθ/dt = -5, floored to 0.5. */
+	g = pt_norm_power(&p, 1050 * US, 1550 * US, 100 * US, tau);
+	CHECK(g == PT_POWER_ONE / 2, "floored power %llu", (unsigned long long)g);
+	p.grad_floor_permille = 0;
+	g = pt_norm_power(&p, 1050 * US, 1550 * US, 100 * US, tau);
+	CHECK(g == PT_POWER_ONE * 10 / 1000, "power floor %llu",
+	      (unsigned long long)g);
+	/* No floor hit: dθ/dt = -0.25 gives 0.75. */
+	p = theta();
+	g = pt_norm_power(&p, 1050 * US, 1075 * US, 100 * US, tau);
+	CHECK(g == PT_POWER_ONE * 3 / 4, "power %llu", (unsigned long long)g);
+	/* dt = 1 ns with a 1 ms jump is capped, not overflowed. */
+	g = pt_norm_power(&p, 2000 * US, 1000 * US, 1, tau);
+	CHECK(g == PT_POWER_MAX, "capped power %llu", (unsigned long long)g);
+}
+
+/*
+ * The reference window moves once per RTT: with Γ = 0.5 and no reference
+ * update, many ACKs converge to 2 · cwnd_old + β, not to exponential growth.
+ */
+static void test_reference_once_per_rtt(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+	u64 w0, beta, expect;
+
+	p.init_rate_ppm = 100000;
+	p.target_permille = 2000;	/* RTT = τ: Γ = 0.5 */
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	w0 = f.wnd;
+	beta = pt_rate_to_wnd(&p, p.beta_ppm, 1000 * US, MSS);
+	feed_flat(&f, &p, 0, 1000, 50 * US, 400, 0);
+	expect = 2 * w0 + beta;
+	CHECK(f.wnd >= expect - 4 && f.wnd <= expect,
+	      "no reference update: %llu, expected %llu",
+	      (unsigned long long)f.wnd, (unsigned long long)expect);
+	/* One reference update per RTT doubles (plus β) per RTT. */
+	pt_update_reference(&f);
+	feed_flat(&f, &p, 400 * 50 * US, 1000, 50 * US, 100, 0);
+	CHECK(f.wnd >= 2 * expect + beta - 4 && f.wnd <= 2 * expect + beta,
+	      "after one update: %llu", (unsigned long long)f.wnd);
+}
+
+/*
+ * Closed loop: N paced flows through a FIFO of rate C. At equilibrium the
+ * link is full, dθ/dt = 0 and each window w satisfies w = w/Γ + β, so
+ * Γ = w / (w - β) with w = BDP / N, and RTT = target · Γ. That is where
+ * PowerTCP puts the queue: about target - τ plus N · β of delay. A single
+ * flow is held at line rate by the rate cap, with an empty queue.
+ */
+static void equilibrium(int nflows, u32 beta_ppm)
+{
+	struct pt_params p = theta();
+	struct pt_flow f[16];
+	double c = p.line_rate_mbps * 1e6 / 8;	/* bytes/s */
+	double tau = p.base_rtt_us * 1e-6, q = 0, t = 0, dt = tau / 32;
+	double next_ref = tau, rtt = tau, sum_rtt = 0, sum_rate = 0;
+	double w, gamma_eq, rtt_eq;
+	int i, n = 0;
+
+	p.beta_ppm = beta_ppm;
+	p.init_rate_ppm = 1000000 / nflows / 2;
+	for (i = 0; i < nflows; i++)
+		pt_flow_init(&f[i], &p, 10, MSS, 0);
+	for (int step = 0; step < 32 * 3000; step++) {
+		double in = 0;
+
+		for (i = 0; i < nflows; i++)
+			in += pt_pacing_rate(&f[i], &p, MSS);
+		q += (in - c) * dt;
+		if (q < 0)
+			q = 0;
+		t += dt;
+		rtt = tau + q / c;
+		for (i = 0; i < nflows; i++)
+			pt_on_rtt(&f[i], &p, (u64)(rtt * 1e6 + 0.5),
+				  (u64)(t * 1e9), MSS);
+		if (t >= next_ref) {
+			for (i = 0; i < nflows; i++)
+				pt_update_reference(&f[i]);
+			next_ref = t + rtt;
+		}
+		if (step >= 32 * 2000) {
+			sum_rtt += rtt;
+			sum_rate += in < c ? in : c;
+			n++;
+		}
+	}
+	w = bdp_pkts(&p) / nflows;
+	gamma_eq = w / (w - bdp_pkts(&p) * beta_ppm / 1e6);
+	rtt_eq = tau * p.target_permille / 1000.0 * gamma_eq;
+	/* One flow is capped at line rate before the queue builds. */
+	if (nflows == 1)
+		rtt_eq = tau;
+	CHECK(fabs(sum_rtt / n - rtt_eq) / rtt_eq < 0.02,
+	      "%d flows: mean RTT %.1f us, fixed point %.1f us", nflows,
+	      sum_rtt / n * 1e6, rtt_eq * 1e6);
+	CHECK(sum_rate / n > 0.98 * c, "%d flows: throughput %.3f of line",
+	      nflows, sum_rate / n / c);
+}
+
+static void test_equilibrium(void)
+{
+	equilibrium(1, 6000);
+	equilibrium(4, 6000);
+	equilibrium(10, 6000);
+	equilibrium(10, 20000);
+}
+
+/* 128-bit references for the fixed-point helpers. */
+typedef unsigned __int128 u128;
+
+static u64 rnd64(void)
+{
+	return (u64)random() << 33 ^ (u64)random() << 11 ^ (u64)random();
+}
+
+static u64 rnd_range(u64 lo, u64 hi)
+{
+	return lo + rnd64() % (hi - lo + 1);
+}
+
+static struct pt_params rnd_params(void)
+{
+	struct pt_params p = {
+		.gamma = rnd_range(1, 1024),
+		.beta_ppm = rnd_range(0, 1000000),
+		.target_permille = rnd_range(1000, 4000),
+		.grad_floor_permille = rnd_range(0, 1000),
+		.power_floor_permille = rnd_range(1, 1000),
+		.min_rate_ppm = rnd_range(0, 1000000),
+		.init_rate_ppm = rnd_range(1, 1000000),
+		.smooth_pct = rnd_range(1, 100),
+		.base_rtt_us = rnd_range(0, 10000000),
+		.line_rate_mbps = rnd_range(1, PT_LINE_RATE_MAX_MBPS),
+	};
+	return p;
+}
+
+/* The extremes the header documents, against exact arithmetic. */
+static void test_extremes(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+	u64 tau = PT_TIME_MAX_NS, w, r;
+	u128 exact;
+
+	p.line_rate_mbps = PT_LINE_RATE_MAX_MBPS;
+	p.base_rtt_us = 10000000;	/* 10 s */
+	tau = pt_tau_ns(&p, &f);
+	w = pt_rate_to_wnd(&p, PT_PPM, tau, 1);
+	exact = ((u128)p.line_rate_mbps * tau / 8000 << PT_WND_SHIFT);
+	CHECK(w == (u64)exact, "400 Gb/s x 10 s window %llu vs %llu",
+	      (unsigned long long)w, (unsigned long long)exact);
+
+	/* Largest window, largest MSS, smallest τ: the rate is the line. */
+	f.wnd = PT_WND_MAX;
+	f.min_rtt_us = 1;
+	p.base_rtt_us = 0;
+	r = pt_pacing_rate(&f, &p, 65535);
+	CHECK(r == (u64)PT_LINE_RATE_MAX_MBPS * 125000, "rate %llu",
+	      (unsigned long long)r);
+
+	/* Power at the largest RTT and gradient. */
+	r = pt_norm_power(&p, PT_TIME_MAX_NS, 0, 1, 1000);
+	CHECK(r == PT_POWER_MAX, "power %llu", (unsigned long long)r);
+
+	/* A flow fed 10 s RTTs and 400 Gb/s keeps its invariants. */
+	p.base_rtt_us = 10000000;
+	p.gamma = 1024;
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	feed_flat(&f, &p, 0, 10000000ULL, 1000000000ULL, 50, 1);
+	feed_flat(&f, &p, 50000000000ULL, 1, 1, 50, 1);
+	CHECK(f.wnd <= pt_wnd_hi(&p, pt_tau_ns(&p, &f), MSS), "window above max");
+	CHECK(f.wnd >= pt_wnd_lo(&p, pt_tau_ns(&p, &f), MSS), "window below min");
+}
+
+/* Randomized differential test of the helpers against 128-bit math. */
+static void test_random_against_exact(void)
+{
+	for (int i = 0; i < 200000; i++) {
+		struct pt_params p = rnd_params();
+		struct pt_flow f = { 0 };
+		u64 tau, rtt, prev, dt, got, floor, lo;
+		u32 mss = rnd_range(1, 65535);
+		u128 e;
+		__int128 g;
+
+		f.min_rtt_us = rnd_range(1, 10000000);
+		tau = pt_tau_ns(&p, &f);
+		rtt = rnd_range(1, PT_TIME_MAX_NS);
+		prev = rnd_range(1, PT_TIME_MAX_NS);
+		dt = rnd_range(1, PT_TIME_MAX_NS);
+
+		/* Γ_norm, exactly (truncating like the fixed point). */
+		g = ((__int128)rtt - prev) * PT_POWER_ONE;
+		g = (g >= 0 ? g / dt : -(-g / dt)) + PT_POWER_ONE;
+		floor = (u64)p.grad_floor_permille * PT_POWER_ONE / 1000;
+		if (g < (__int128)floor)
+			g = floor;
+		if (g > (__int128)PT_POWER_MAX)
+			g = PT_POWER_MAX;
+		e = (u128)g * rtt / (tau * p.target_permille / 1000);
+		lo = (u64)p.power_floor_permille * PT_POWER_ONE / 1000;
+		if (e < lo)
+			e = lo;
+		if (e > PT_POWER_MAX)
+			e = PT_POWER_MAX;
+		got = pt_norm_power(&p, rtt, prev, dt, tau);
+		CHECK(got == (u64)e, "power %llu vs %llu", (unsigned long long)got,
+		      (unsigned long long)e);
+
+		/* Pacing rate = wnd · mss / τ, capped at line rate. */
+		f.wnd = rnd_range(0, PT_WND_MAX);
+		e = (u128)f.wnd * mss * 1000000000 / tau >> PT_WND_SHIFT;
+		if (e > (u128)p.line_rate_mbps * 125000)
+			e = (u128)p.line_rate_mbps * 125000;
+		got = pt_pacing_rate(&f, &p, mss);
+		CHECK(got == (u64)e || got + 1 == (u64)e, "rate %llu vs %llu",
+		      (unsigned long long)got, (unsigned long long)e);
+		if (checks_failed)
+			break;
+	}
+}
+
+/* Random sample sequences: state stays inside its documented bounds. */
+static void test_random_sequences(void)
+{
+	for (int i = 0; i < 2000 && !checks_failed; i++) {
+		struct pt_params p = rnd_params();
+		struct pt_flow f;
+		u32 mss = rnd_range(1, 65535);
+		u64 t = rnd64() >> 2;
+		const char *why;
+
+		pt_flow_init(&f, &p, rnd_range(1, 100), mss, t);
+		for (int j = 0; j < 200; j++) {
+			t += rnd_range(0, 1ULL << (random() % 36));
+			pt_on_rtt(&f, &p, rnd_range(0, 1ULL << (random() % 40)),
+				  t, mss);
+			if (random() % 8 == 0)
+				pt_update_reference(&f);
+			why = pt_check_invariants(&f, &p, mss);
+			CHECK(!why, "step %d: %s", j, why);
+			if (why)
+				break;
+		}
+	}
+}
+
+int main(void)
+{
+	srandom(1);
+	run("init: start at the configured share of line rate", test_init_line_rate);
+	run("equilibrium: RTT = target, flat, beta = 0 keeps the window",
+	    test_flat_at_target_beta0);
+	run("gamma = 1: window = cwnd_old / power + beta", test_gamma_one);
+	run("rising RTT shrinks, falling RTT grows the window",
+	    test_rising_and_falling_rtt);
+	run("gradient floor and power floor", test_gradient_floor);
+	run("reference window advances once per RTT", test_reference_once_per_rtt);
+	run("closed loop settles at the analytic fixed point", test_equilibrium);
+	run("extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
+	    test_extremes);
+	run("random inputs match 128-bit arithmetic", test_random_against_exact);
+	run("random sequences keep state within bounds", test_random_sequences);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,235 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Kernel tests of the congestion-control modules. Runs as root inside a
+# booted kernel (scripts/vm-run.sh), never on a host it could break.
+#
+#   kmod/tests/test_kmod.sh MODDIR
+#
+# MODDIR holds tcp_theta_powertcp.ko and tcp_powertcp_evo.ko built for the
+# running kernel. Prints "ok N - ..." / "not ok N - ..." per check and closes
+# with "N passed, N failed"; exits non-zero if anything failed.
+set -u
+
+MODDIR=${1:?usage: test_kmod.sh MODDIR}
+KREL=$(uname -r)
+RATE_MBIT=50
+NS_S=ptk_snd
+NS_R=ptk_rcv
+passed=0
+failed=0
+
+ok() {
+	passed=$((passed + 1))
+	echo "ok $((passed + failed)) - $*"
+}
+
+not_ok() {
+	failed=$((failed + 1))
+	echo "not ok $((passed + failed)) - $*"
+}
+
+# check DESCRIPTION COMMAND...: ok if the command succeeds.
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		echo "$out" | sed 's/^/#   /' | tail -n 20
+	fi
+}
+
+loaded() { grep -q "^$1 " /proc/modules; }
+not_loaded() { ! loaded "$1"; }
+available() { grep -qw "$1" /proc/sys/net/ipv4/tcp_available_congestion_control; }
+
+unload() {
+	sysctl -qw net.ipv4.tcp_congestion_control=cubic
+	ip netns del "$NS_S" 2>/dev/null
+	ip netns del "$NS_R" 2>/dev/null
+	modprobe -r "$1" 2>/dev/null
+	not_loaded "$1"
+}
+
+# A sender and a receiver namespace joined by a veth pair; the sender's
+# egress is rate-limited with tbf.
+topology() {
+	ip netns add "$NS_S" && ip netns add "$NS_R" &&
+	ip link add veth_s netns "$NS_S" type veth peer name veth_r netns "$NS_R" &&
+	ip -n "$NS_S" addr add 10.77.0.1/24 dev veth_s &&
+	ip -n "$NS_R" addr add 10.77.0.2/24 dev veth_r &&
+	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
+	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
+	tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBIT}mbit \
+		burst 15kb limit 300kb
+}
+
+# Open a connection with congestion control $1 (setsockopt) and hold it
+# open for $2 seconds, printing the algorithm the socket reports.
+hold_conn() {
+	python3 - "$1" "$2" <<'EOF'
+import socket, sys, time
+cc, secs = sys.argv[1].encode(), float(sys.argv[2])
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(1)
+c = socket.socket()
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc)
+c.connect(srv.getsockname())
+a, _ = srv.accept()
+c.sendall(b"x" * 100000)
+print(c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
+      .rstrip(b"\0").decode(), flush=True)
+time.sleep(secs)
+EOF
+}
+
+param() { cat "/sys/module/$1/parameters/$2"; }
+
+# A write that must be refused, leaving the old value.
+refused_write() { # module param value
+	local before after
+	before=$(param "$1" "$2")
+	if echo "$3" > "/sys/module/$1/parameters/$2" 2>/dev/null; then
+		echo "write of '$3' to $2 was accepted"
+		return 1
+	fi
+	after=$(param "$1" "$2")
+	[ "$before" = "$after" ] || { echo "$2 changed: $before -> $after"; return 1; }
+}
+
+iperf_rate_ok() { # cc
+	local json bps
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5201 \
+		--logfile /tmp/iperf3-srv.log || return 1
+	sleep 0.5
+	json=$(ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5201 -C "$1" \
+		-t 6 -O 2 -J) || { echo "$json" | tail -n 5; return 1; }
+	bps=$(echo "$json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(int(r["end"]["sum_received"]["bits_per_second"]))')
+	echo "# $1: iperf3 $((bps / 1000)) kbit/s through a ${RATE_MBIT} Mbit/s tbf"
+	[ "$bps" -ge $((RATE_MBIT * 1000000 * 90 / 100)) ] ||
+		{ echo "below 90% of ${RATE_MBIT} Mbit/s"; return 1; }
+	echo "$json" | grep -q "\"$1\"" ||
+		{ echo "iperf3 did not report $1"; return 1; }
+}
+
+ss_shows() { # cc
+	local pid rc=0
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5202 || return 1
+	sleep 0.5
+	ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5202 -C "$1" -t 3 \
+		>/dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	ip netns exec "$NS_S" ss -tin dst 10.77.0.2 | grep -qw "$1" || rc=1
+	wait "$pid"
+	return $rc
+}
+
+rmmod_refused_while_in_use() { # module cc
+	local pid
+	hold_conn "$2" 30 > /tmp/hold.out &
+	pid=$!
+	for _ in $(seq 50); do [ -s /tmp/hold.out ] && break; sleep 0.1; done
+	if rmmod "$1" 2>/dev/null; then
+		echo "rmmod succeeded while a socket used $2"
+		pkill -P "$pid"
+		return 1
+	fi
+	# hold_conn runs in a subshell: end its python child.
+	pkill -P "$pid"
+	wait "$pid" 2>/dev/null
+	# The sockets are gone once the process exits: rmmod must work now.
+	for _ in $(seq 50); do rmmod "$1" 2>/dev/null && return 0; sleep 0.1; done
+	echo "rmmod still refused after the flow ended"
+	return 1
+}
+
+trace_event_fires() { # cc
+	local ev=/sys/kernel/tracing/events/$1/powertcp_step
+	[ -d "$ev" ] || { echo "no $ev"; return 1; }
+	echo > /sys/kernel/tracing/trace
+	echo 1 > "$ev/enable"
+	hold_conn "$1" 0.5 >/dev/null
+	echo 0 > "$ev/enable"
+	grep -m1 'powertcp_step:.*cwnd=' /sys/kernel/tracing/trace ||
+		{ echo "no powertcp_step events"; return 1; }
+}
+
+setsockopt_autoloads() { # module cc
+	[ "$(hold_conn "$2" 0)" = "$2" ] && loaded "$1"
+}
+
+route_autoloads() { # module cc
+	local rc=0
+	ip route add 10.99.0.0/24 dev lo congctl "$2" || return 1
+	ip route show 10.99.0.0/24 | grep -q "congctl $2" || rc=1
+	loaded "$1" || rc=1
+	ip route del 10.99.0.0/24 dev lo
+	return $rc
+}
+
+setup_modules() {
+	mkdir -p "/lib/modules/$KREL/updates" &&
+	cp "$MODDIR"/tcp_theta_powertcp.ko "$MODDIR"/tcp_powertcp_evo.ko \
+		"/lib/modules/$KREL/updates/" && depmod -a
+}
+
+echo "# kernel $KREL, modules from $MODDIR"
+check "modules installed for $KREL and depmod ran" setup_modules
+modprobe -q veth sch_tbf 2>/dev/null
+
+for cc in theta_powertcp powertcp_evo; do
+	mod=tcp_$cc
+	check "$cc: modprobe $mod" modprobe "$mod"
+	check "$cc: listed in tcp_available_congestion_control" available "$cc"
+	check "$cc: modinfo lists parameters with units" \
+		sh -c "modinfo $mod | grep -q 'parm:.*gamma:.*1/1024'"
+
+	check "$cc: unloaded" unload "$mod"
+	check "$cc: sysctl tcp_congestion_control=$cc autoloads it" \
+		sh -c "sysctl -qw net.ipv4.tcp_congestion_control=$cc &&
+		       grep -q '^$mod ' /proc/modules"
+	check "$cc: unloaded" unload "$mod"
+	check "$cc: setsockopt(TCP_CONGESTION) autoloads it" \
+		setsockopt_autoloads "$mod" "$cc"
+	check "$cc: unloaded" unload "$mod"
+	check "$cc: ip route ... congctl $cc autoloads it" \
+		route_autoloads "$mod" "$cc"
+	check "$cc: unloaded" unload "$mod"
+
+	modprobe "$mod"
+	check "$cc: topology with a ${RATE_MBIT} Mbit/s tbf" topology
+	echo "$RATE_MBIT" > "/sys/module/$mod/parameters/line_rate_mbps"
+	check "$cc: ss -ti shows it on a live flow" ss_shows "$cc"
+	check "$cc: iperf3 -C $cc reaches >= 90% of the rate limit" \
+		iperf_rate_ok "$cc"
+	check "$cc: the powertcp_step tracepoint fires" trace_event_fires "$cc"
+
+	check "$cc: gamma=0 refused, value kept" refused_write "$mod" gamma 0
+	check "$cc: gamma=1025 refused, value kept" refused_write "$mod" gamma 1025
+	check "$cc: beta_ppm=abc refused, value kept" refused_write "$mod" beta_ppm abc
+	check "$cc: line_rate_mbps=400001 refused, value kept" \
+		refused_write "$mod" line_rate_mbps 400001
+	check "$cc: smooth_pct=-1 refused, value kept" refused_write "$mod" smooth_pct -1
+	check "$cc: a valid write takes effect" \
+		sh -c "echo 1024 > /sys/module/$mod/parameters/gamma &&
+		       [ \$(cat /sys/module/$mod/parameters/gamma) = 1024 ]"
+	check "$cc: rmmod refused while a flow uses it, accepted after" \
+		rmmod_refused_while_in_use "$mod" "$cc"
+	check "$cc: modprobe with an out-of-range parameter fails" \
+		sh -c "! modprobe $mod target_permille=999 2>/dev/null &&
+		       ! grep -q '^$mod ' /proc/modules"
+	check "$cc: loads again with a valid parameter" \
+		sh -c "modprobe $mod target_permille=1100 &&
+		       [ \$(cat /sys/module/$mod/parameters/target_permille) = 1100 ]"
+	check "$cc: unloaded at the end" unload "$mod"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

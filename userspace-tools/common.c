@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by tcpflows and qdisc-sampler, see common.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <linux/nsfs.h>
+
+#include "common.h"
+
+const char *prog = "tool";
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+void warnmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return (errno || *end) ? -1 : 0;
+}
+
+int parse_s64(const char *s, int64_t *v)
+{
+	uint64_t u;
+	int neg = s && *s == '-';
+
+	if (parse_u64(s + neg, &u) || u > INT64_MAX)
+		return -1;
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return 0;
+}
+
+uint64_t arg_u64(const char *what, const char *s)
+{
+	uint64_t v;
+
+	if (parse_u64(s, &v))
+		die("%s: '%s' is not a number", what, s);
+	return v;
+}
+
+void csv_row(FILE *f, const int64_t *v, int n)
+{
+	char buf[24 * 16], *p = buf + sizeof(buf), *end = p;
+	int i;
+
+	/* Digits from the right end of buf, last value first. */
+	*--p = '\n';
+	for (i = n - 1; i >= 0; i--) {
+		uint64_t x = v[i] < 0 ? -(uint64_t)v[i] : (uint64_t)v[i];
+
+		do {
+			*--p = '0' + x % 10;
+			x /= 10;
+		} while (x);
+		if (v[i] < 0)
+			*--p = '-';
+		if (i)
+			*--p = ',';
+	}
+	fwrite(p, 1, end - p, f);
+}
+
+int split_commas(char *s, char **field, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		field[n++] = s;
+		s = strchr(s, ',');
+		if (!s)
+			return n;
+		*s++ = '\0';
+	}
+	return n + 1;	/* too many fields: caller reports it */
+}
+
+static int init_ns = -1;	/* the namespace we started in */
+static int cur_ns = -1;		/* the one we are in (-1: init_ns) */
+
+int netns_open(const char *what, const char *spec)
+{
+	char path[4096];
+	int fd;
+
+	if (init_ns < 0) {
+		init_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (init_ns < 0)
+			die("open /proc/self/ns/net: %s", strerror(errno));
+	}
+	if (!strcmp(spec, "."))
+		return -1;
+	if (!*spec)
+		die("%s: empty network namespace name", what);
+	if (strchr(spec, '/'))
+		snprintf(path, sizeof(path), "%s", spec);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", spec);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("%s: unknown network namespace '%s' (%s: %s)", what, spec,
+		    path, strerror(errno));
+	if (ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
+		die("%s: '%s' is not a network namespace", what, spec);
+	return fd;
+}
+
+void netns_enter(int fd)
+{
+	if (fd == cur_ns)
+		return;
+	if (setns(fd < 0 ? init_ns : fd, CLONE_NEWNET))
+		die("setns: %s", strerror(errno));
+	cur_ns = fd;
+}
+
+void no_timer_slack(void)
+{
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+}
+
+void raise_nofile(unsigned long n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		die("getrlimit: %s", strerror(errno));
+	if (rl.rlim_cur >= n)
+		return;
+	rl.rlim_cur = n;
+	if (rl.rlim_max < n)
+		rl.rlim_max = n;	/* root may raise the hard limit */
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("cannot raise RLIMIT_NOFILE to %lu: %s", n,
+		    strerror(errno));
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by tcpflows and qdisc-sampler: error reporting,
+ * strict number parsing, CLOCK_MONOTONIC time and network namespaces.
+ */
+#ifndef TOOLS_COMMON_H
+#define TOOLS_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#define NSEC_PER_USEC	((int64_t)1000)
+#define NSEC_PER_SEC	((int64_t)1000000000)
+
+/* Program name used as the prefix of every error message. */
+extern const char *prog;
+
+/* Print "prog: message" to stderr and exit(2) (bad usage or setup). */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+					       noreturn));
+/* Print "prog: message" to stderr. */
+void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a whole string as a decimal number; return 0 or -1. */
+int parse_u64(const char *s, uint64_t *v);
+int parse_s64(const char *s, int64_t *v);
+
+/* Parse a number or die with "prog: WHAT: 'S' is not a number". */
+uint64_t arg_u64(const char *what, const char *s);
+
+/* Write @n integers as one CSV line, faster than fprintf(). */
+void csv_row(FILE *f, const int64_t *v, int n);
+
+/* Split a comma separated list in place; return the number of fields. */
+int split_commas(char *s, char **field, int max);
+
+static inline int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static inline struct timespec ns_to_ts(int64_t ns)
+{
+	struct timespec ts = { ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
+
+	return ts;
+}
+
+/*
+ * Network namespaces. A namespace is named like "ip netns" does (a file in
+ * /run/netns/), by a path such as /proc/PID/ns/net (anything with a '/'),
+ * or "." for the namespace the program was started in.
+ * netns_open() returns a file descriptor, -1 for ".", and dies with
+ * "prog: WHAT: unknown network namespace ..." if it does not exist. netns_enter(-1) goes back to the initial one.
+ * A socket stays in the namespace it was created in, so callers enter the
+ * namespace, create the socket, and go back.
+ */
+int netns_open(const char *what, const char *spec);
+void netns_enter(int fd);
+
+/* Wake timers on time: no timer slack (50 us by default). */
+void no_timer_slack(void);
+
+/* Raise RLIMIT_NOFILE to at least n descriptors or die. */
+void raise_nofile(unsigned long n);
+
+#endif
