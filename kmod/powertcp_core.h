@@ -142,17 +142,20 @@ static inline u64 pt_rate_to_wnd(const struct pt_params *p, u32 ppm,
 	return div64_u64(bytes << PT_WND_SHIFT, mss ? mss : 1);
 }
 
-/* Window bounds: [min_rate, line rate] over τ, and never below 1 packet. */
+/*
+ * Window bounds: [min_rate, line rate] over τ. The window may be a fraction
+ * of a packet: the kernel keeps snd_cwnd >= 2 while the pacing rate, from
+ * this window, carries the fraction. It never reaches 0 (1/1024 packet).
+ */
 static inline u64 pt_wnd_lo(const struct pt_params *p, u64 tau_ns, u32 mss)
 {
-	return pt_max(pt_rate_to_wnd(p, p->min_rate_ppm, tau_ns, mss),
-		      PT_WND_ONE);
+	return pt_clamp(pt_rate_to_wnd(p, p->min_rate_ppm, tau_ns, mss), 1,
+			PT_WND_MAX);
 }
 
 static inline u64 pt_wnd_hi(const struct pt_params *p, u64 tau_ns, u32 mss)
 {
-	return pt_clamp(pt_rate_to_wnd(p, PT_PPM, tau_ns, mss), PT_WND_ONE,
-			PT_WND_MAX);
+	return pt_clamp(pt_rate_to_wnd(p, PT_PPM, tau_ns, mss), 1, PT_WND_MAX);
 }
 
 /*
@@ -196,7 +199,7 @@ static inline u64 pt_norm_power(const struct pt_params *p, u64 rtt_ns,
 		grad = (s64)div64_u64((u64)diff << PT_POWER_SHIFT, dt_ns);
 	else
 		grad = -(s64)div64_u64((u64)-diff << PT_POWER_SHIFT, dt_ns);
-	grad += PT_POWER_ONE;
+	grad += (s64)PT_POWER_ONE;
 
 	g = grad < 0 ? 0 : (u64)grad;
 	g = pt_clamp(g, div64_u64((u64)p->grad_floor_permille * PT_POWER_ONE,
@@ -231,7 +234,8 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 	if (!rtt_prev) {
 		pt_set_rtt_prev(f, rtt_ns);
 		f->t_prev_ns = now_ns;
-		return;
+		wnd = f->wnd;
+		goto out;
 	}
 
 	dt = now_ns > f->t_prev_ns ? now_ns - f->t_prev_ns : 1;
@@ -254,6 +258,8 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 	target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
 	wnd = (p->gamma * target_wnd +
 	       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;
+out:
+	/* τ, the line rate or the MSS may have moved the bounds. */
 	f->wnd = pt_clamp(wnd, pt_wnd_lo(p, tau, mss), pt_wnd_hi(p, tau, mss));
 }
 
