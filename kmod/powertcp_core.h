@@ -269,10 +269,23 @@ static inline void pt_update_reference(struct pt_flow *f)
 	f->wnd_old = f->wnd;
 }
 
-/* Window in whole packets for snd_cwnd: rounded up, at least @min_pkts. */
-static inline u32 pt_cwnd_pkts(const struct pt_flow *f, u32 min_pkts)
+/*
+ * Window in whole packets for snd_cwnd. The law's window W sets the pacing
+ * rate W/τ; to send at that rate, W * RTT/τ must be allowed in flight. On a
+ * real host the RTT of an empty path exceeds τ (host latency, the
+ * serialization jitter of the flow's own packets), and a snd_cwnd of W
+ * would throttle the rate the law chose and clock the flow out in bursts.
+ * So snd_cwnd = W * max(srtt, τ)/τ, rounded up, at least @min_pkts. The
+ * ratio is Q10 and capped at 1024 (2^20), so W * ratio < 2^62.
+ */
+static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
+			       const struct pt_params *p, u64 srtt_us,
+			       u32 min_pkts)
 {
-	u64 pkts = (f->wnd + PT_WND_ONE - 1) >> PT_WND_SHIFT;
+	u64 tau = pt_tau_ns(p, f);
+	u64 srtt = pt_min(srtt_us, PT_TIME_MAX_NS / 1000) * 1000;
+	u64 ratio = pt_min(div64_u64(pt_max(srtt, tau) << 10, tau), 1 << 20);
+	u64 pkts = ((f->wnd * ratio >> 10) + PT_WND_ONE - 1) >> PT_WND_SHIFT;
 
 	return (u32)pt_clamp(pkts, min_pkts, 0xffffffffULL);
 }

@@ -118,7 +118,8 @@ static void powertcp_apply(struct sock *sk, struct powertcp_sock *ca,
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
-	u32 cwnd = min(pt_cwnd_pkts(&ca->flow, 2), tp->snd_cwnd_clamp);
+	u32 cwnd = min(pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3, 2),
+		       tp->snd_cwnd_clamp);
 	u64 rate = pt_pacing_rate(&ca->flow, p, mss);
 
 	tcp_snd_cwnd_set(tp, cwnd);
@@ -151,6 +152,9 @@ static void powertcp_cong_control(struct sock *sk,
 	struct powertcp_sock *ca = inet_csk_ca(sk);
 	struct pt_params p;
 
+	/* The SYN-ACK is acked before init runs on an active open. */
+	if (unlikely(!ca->flow.wnd))
+		return;
 	powertcp_read_params(&p);
 	/*
 	 * rtt_us < 0: this ACK carried no RTT sample (e.g. it only acked

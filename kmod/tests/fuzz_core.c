@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		pt_on_rtt(&f, &p, rtt, t, mss);
 		if (step & 1)
 			pt_update_reference(&f);
-		why = pt_check_invariants(&f, &p, mss);
+		why = pt_check_invariants(&f, &p, mss, rtt);
 		if (why) {
 			fprintf(stderr, "invariant violated: %s\n", why);
 			abort();

@@ -8,7 +8,7 @@
 
 static inline const char *pt_check_invariants(const struct pt_flow *f,
 					      const struct pt_params *p,
-					      u32 mss)
+					      u32 mss, u64 srtt_us)
 {
 	u64 tau = pt_tau_ns(p, f);
 
@@ -23,8 +23,11 @@ static inline const char *pt_check_invariants(const struct pt_flow *f,
 		return "power out of range";
 	if (pt_pacing_rate(f, p, mss) > (u64)p->line_rate_mbps * 125000)
 		return "pacing rate above the line rate";
-	if (pt_cwnd_pkts(f, 2) < 2)
+	if (pt_cwnd_pkts(f, p, srtt_us, 2) < 2)
 		return "cwnd below 2 packets";
+	if ((u64)pt_cwnd_pkts(f, p, srtt_us, 2) << PT_WND_SHIFT < f->wnd &&
+	    f->wnd <= 0xffffffffULL << PT_WND_SHIFT)
+		return "cwnd below the law's window";
 	return 0;
 }
 

@@ -299,6 +299,28 @@ static void test_equilibrium(void)
 	equilibrium(10, 20000);
 }
 
+/* snd_cwnd carries W over the smoothed RTT when that exceeds τ. */
+static void test_cwnd_over_srtt(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	f.wnd = 10 * PT_WND_ONE + PT_WND_ONE / 2;	/* 10.5 packets */
+	CHECK(pt_cwnd_pkts(&f, &p, 0, 2) == 11, "no srtt: %u",
+	      pt_cwnd_pkts(&f, &p, 0, 2));
+	CHECK(pt_cwnd_pkts(&f, &p, 900, 2) == 11, "srtt < tau: %u",
+	      pt_cwnd_pkts(&f, &p, 900, 2));
+	CHECK(pt_cwnd_pkts(&f, &p, 2000, 2) == 21, "srtt = 2 tau: %u",
+	      pt_cwnd_pkts(&f, &p, 2000, 2));
+	f.wnd = PT_WND_ONE / 4;
+	CHECK(pt_cwnd_pkts(&f, &p, 1000, 2) == 2, "floor: %u",
+	      pt_cwnd_pkts(&f, &p, 1000, 2));
+	f.wnd = PT_WND_MAX;
+	CHECK(pt_cwnd_pkts(&f, &p, 10000000, 2) == 0xffffffffU, "clamp: %u",
+	      pt_cwnd_pkts(&f, &p, 10000000, 2));
+}
+
 /* 128-bit references for the fixed-point helpers. */
 typedef unsigned __int128 u128;
 
@@ -427,12 +449,13 @@ static void test_random_sequences(void)
 
 		pt_flow_init(&f, &p, rnd_range(1, 100), mss, t);
 		for (int j = 0; j < 200; j++) {
+			u64 rtt = rnd_range(0, 1ULL << (random() % 40));
+
 			t += rnd_range(0, 1ULL << (random() % 36));
-			pt_on_rtt(&f, &p, rnd_range(0, 1ULL << (random() % 40)),
-				  t, mss);
+			pt_on_rtt(&f, &p, rtt, t, mss);
 			if (random() % 8 == 0)
 				pt_update_reference(&f);
-			why = pt_check_invariants(&f, &p, mss);
+			why = pt_check_invariants(&f, &p, mss, rtt);
 			CHECK(!why, "step %d: %s", j, why);
 			if (why)
 				break;
@@ -452,6 +475,7 @@ int main(void)
 	run("gradient floor and power floor", test_gradient_floor);
 	run("reference window advances once per RTT", test_reference_once_per_rtt);
 	run("closed loop settles at the analytic fixed point", test_equilibrium);
+	run("snd_cwnd = W * max(srtt, tau) / tau", test_cwnd_over_srtt);
 	run("extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
 	    test_extremes);
 	run("random inputs match 128-bit arithmetic", test_random_against_exact);
