@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The 10:1 incast of the PowerTCP paper for one congestion control, on the
+# star topology of testbed/topology.sh. Runs as root where modules can be
+# loaded: inside the QEMU guest (testbed/run.sh does that) or natively.
+#
+#   testbed/incast.sh --cc NAME --out DIR [options]
+#
+# Scaling (MISSION.md): the paper's 25 Gb/s, 4.64 µs in-rack RTT, 4 MB
+# buffer and 20 ms of long flow before the incast become, at R Mb/s, a time
+# scale of 25000/R: same flows, same BDP in bytes and packets, same buffer in
+# BDPs, same timeline in base RTTs. Defaults are that scaling at 100 Mb/s.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=testbed/topology.sh
+. "$ROOT/testbed/topology.sh"
+
+CC= OUT= RATE_MBIT=100 SENDERS=10 MTU=1500 SEED=1 SAMPLE=1
+RTT_US= TAU_US= BUFFER_BYTES=4000000 PRE_US= POST_US= SAMPLE_US=
+ECN_K_BYTES=30000 HEADROOM=1 KMOD_DIR=
+
+usage() {
+	cat <<USAGE
+usage: testbed/incast.sh --cc NAME --out DIR [options]
+  --rate-mbit R      bottleneck rate (default 100)
+  --rtt-us T         base RTT (default 4.64 us x 25000/R: 1160 at 100)
+  --tau-us T         tau of the PowerTCP modules (default: the base RTT)
+  --buffer-bytes B   bottleneck FIFO (default 4000000, the paper's 4 MB)
+  --senders N        incast senders besides the long flow (default 10)
+  --pre-us T         long flow alone before the incast (default 860 RTTs)
+  --post-us T        run after the incast starts (default 1300 RTTs)
+  --sample-us T      queue sampling interval (default 1.5 x base RTT)
+  --no-sample        do not sample the queue (to show sampling is harmless)
+  --ecn-k-bytes K    DCTCP marking threshold (default 30000, ~2 BDP)
+  --mtu M            (default 1500)
+  --seed S           traffic seed (default 1)
+  --no-headroom      skip the CPU headroom check
+  --kmod-dir D       where tcp_theta_powertcp.ko etc. are
+                     (default build/kmod-\$(uname -r)/kmod)
+USAGE
+}
+
+bad() {
+	echo "incast: $*" >&2
+	exit 2
+}
+
+num() { # option value
+	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] ||
+		bad "$1: '$2' is not a positive integer"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cc) CC=${2:-}; shift ;;
+	--out) OUT=${2:-}; shift ;;
+	--rate-mbit) num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
+	--rtt-us) num "$1" "${2:-}"; RTT_US=$2; shift ;;
+	--tau-us) num "$1" "${2:-}"; TAU_US=$2; shift ;;
+	--buffer-bytes) num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
+	--senders) num "$1" "${2:-}"; SENDERS=$2; shift ;;
+	--pre-us) num "$1" "${2:-}"; PRE_US=$2; shift ;;
+	--post-us) num "$1" "${2:-}"; POST_US=$2; shift ;;
+	--sample-us) num "$1" "${2:-}"; SAMPLE_US=$2; shift ;;
+	--no-sample) SAMPLE=0 ;;
+	--ecn-k-bytes) num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
+	--mtu) num "$1" "${2:-}"; MTU=$2; shift ;;
+	--seed) num "$1" "${2:-}"; SEED=$2; shift ;;
+	--no-headroom) HEADROOM=0 ;;
+	--kmod-dir) KMOD_DIR=${2:-}; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) bad "unknown argument '$1' (see --help)" ;;
+	esac
+	shift
+done
+[ -n "$CC" ] || bad "--cc NAME is required"
+[ -n "$OUT" ] || bad "--out DIR is required"
+[ "$(id -u)" = 0 ] || bad "must run as root (namespaces, modules)"
+[ "$SENDERS" -le 200 ] || bad "--senders: at most 200"
+
+# Scaled-paper defaults: 4.64 µs in-rack RTT at 25 Gb/s.
+RTT_US=${RTT_US:-$((464 * 25000 / RATE_MBIT / 100))}
+TAU_US=${TAU_US:-$RTT_US}
+PRE_US=${PRE_US:-$((860 * RTT_US))}
+POST_US=${POST_US:-$((1300 * RTT_US))}
+SAMPLE_US=${SAMPLE_US:-$((RTT_US * 3 / 2))}
+BDP_BYTES=$((RATE_MBIT * RTT_US / 8))
+END_US=$((PRE_US + POST_US))
+TOOLS=$ROOT/userspace-tools/bin
+KMOD_DIR=${KMOD_DIR:-$ROOT/build/kmod-$(uname -r)/kmod}
+[ -x "$TOOLS/tcpflows" ] || bad "$TOOLS/tcpflows missing (make tools)"
+
+# Load the algorithm. Our modules take τ and the line rate as parameters.
+load_cc() {
+	case $CC in
+	theta_powertcp|powertcp_evo)
+		local ko=$KMOD_DIR/tcp_$CC.ko p=/sys/module/tcp_$CC/parameters
+		if [ -d "$p" ]; then
+			echo "$TAU_US" > "$p/base_rtt_us"
+			echo "$RATE_MBIT" > "$p/line_rate_mbps"
+		else
+			[ -f "$ko" ] || bad "$ko missing (scripts/build-kmod.sh)"
+			insmod "$ko" base_rtt_us="$TAU_US" line_rate_mbps="$RATE_MBIT"
+		fi ;;
+	*)
+		grep -qw "$CC" /proc/sys/net/ipv4/tcp_available_congestion_control ||
+			modprobe -q "tcp_$CC" ||
+			bad "congestion control '$CC' not available (no module tcp_$CC)"
+		;;
+	esac
+}
+
+# One long flow from host 1 from t = 0, SENDERS more from hosts 2.. at PRE.
+flows() { # start_of_incast end
+	local i
+	echo "--listen $TB_RCV,$TB_RCV_ADDR,5001"
+	echo "--flow 0,tb_h1,$TB_RCV_ADDR,5001,0,0,$2"
+	for i in $(seq 1 "$SENDERS"); do
+		echo "--flow $i,tb_h$((i + 1)),$TB_RCV_ADDR,5001,$1,0,$2"
+	done
+}
+
+topology() {
+	TB_RATE_MBIT=$RATE_MBIT TB_RTT_US=$RTT_US TB_BUFFER_BYTES=$BUFFER_BYTES \
+	TB_MTU=$MTU TB_CC=$CC TB_ECN_K_BYTES=$([ "$CC" = dctcp ] &&
+		echo "$ECN_K_BYTES" || echo 0) \
+		tb_star $((SENDERS + 1))
+}
+
+mkdir -p "$OUT"
+rm -f "$OUT"/*.csv "$OUT"/*.json
+load_cc
+echo "# incast: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
+	"buffer=${BUFFER_BYTES} B, BDP=${BDP_BYTES} B, 1+${SENDERS} flows," \
+	"incast at ${PRE_US} us, end ${END_US} us, sampling ${SAMPLE_US} us"
+
+# CPU headroom: with the rate limit gone, the same flows must move at least
+# twice R, or the queue we would measure is the CPU's, not the switch's.
+headroom_mbps=0
+if [ "$HEADROOM" = 1 ]; then
+	topology
+	tb_unlimit
+	hd=$((300 * RTT_US))
+	mkdir -p "$OUT/headroom"
+	# shellcheck disable=SC2046
+	"$TOOLS/tcpflows" --out-dir "$OUT/headroom" --duration-us $((hd + 50000)) \
+		--interval-us 0 --quiet --seed "$SEED" $(flows 0 "$hd") >/dev/null
+	headroom_mbps=$(awk -F, -v t="$hd" 'NR > 1 { b += $8 }
+		END { printf "%d", b * 8 / t }' "$OUT/headroom/flows.csv")
+	echo "# headroom: ${headroom_mbps} Mbit/s without the rate limit" \
+		"($((headroom_mbps * 100 / RATE_MBIT))% of R)"
+fi
+cat > "$OUT/headroom.json" <<JSON
+{"checked": $HEADROOM, "unlimited_mbps": $headroom_mbps, "rate_mbps": $RATE_MBIT,
+ "ok": $([ "$HEADROOM" = 0 ] || [ "$headroom_mbps" -ge $((2 * RATE_MBIT)) ] &&
+	echo true || echo false)}
+JSON
+
+topology
+sample=()
+[ "$SAMPLE" = 1 ] && sample=(--sample "$TB_SW,$TB_BOTTLENECK_DEV,$SAMPLE_US")
+# shellcheck disable=SC2046
+"$TOOLS/tcpflows" --out-dir "$OUT" --duration-us $((END_US + 20000)) \
+	--interval-us "$((RTT_US))" --seed "$SEED" --quiet --progress \
+	"${sample[@]}" $(flows "$PRE_US" "$END_US")
+[ "$SAMPLE" = 1 ] && mv "$OUT/qdisc-${TB_SW}-${TB_BOTTLENECK_DEV}.csv" "$OUT/qdisc.csv"
+
+cat > "$OUT/params.json" <<JSON
+{"algorithm": "$CC", "kernel": "$(uname -r)", "rate_mbit": $RATE_MBIT,
+ "rtt_us": $RTT_US, "tau_us": $TAU_US, "buffer_bytes": $BUFFER_BYTES,
+ "bdp_bytes": $BDP_BYTES, "senders": $SENDERS, "mtu": $MTU,
+ "pre_us": $PRE_US, "post_us": $POST_US, "end_us": $END_US,
+ "sample_us": $([ "$SAMPLE" = 1 ] && echo "$SAMPLE_US" || echo 0),
+ "ecn_k_bytes": $([ "$CC" = dctcp ] && echo "$ECN_K_BYTES" || echo 0),
+ "seed": $SEED, "time_scale": $((25000 / RATE_MBIT))}
+JSON
+tb_destroy
+echo "# incast: $CC done, raw data in $OUT"

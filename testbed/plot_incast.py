@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Figure-2 style plot of incast experiments, one column per algorithm.
+
+    plot_incast.py --results DIR --out PNG [--t0-us T0] [--window-us W]
+                   [--title TEXT] [--smooth N]
+
+DIR holds one subdirectory per algorithm, named after it, with qdisc.csv
+(bottleneck qdisc samples), goodput.csv, flows.csv and summary.json (the
+output of incast-analyze). Top row: bottleneck queue (KB); bottom row:
+dequeue rate (Mb/s, from sent_bytes over N samples, default 5); time in ms
+relative to the incast start T0 (--t0-us, else summary.json's
+window_start_us), over [-W/4, 3W/4]. Also writes <stem>_cdf.png: the CDF
+of the queue length after the incast, all algorithms on one axes.
+"""
+import argparse
+import json
+import os
+import sys
+import warnings
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+PROG = "plot_incast.py"
+
+
+def fail(msg):
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def read_csv(path):
+    """Columns of an integer CSV with a header line, as {name: array}."""
+    with open(path) as f:
+        names = f.readline().strip().split(",")
+        with warnings.catch_warnings():  # header only: no rows
+            warnings.simplefilter("ignore")
+            rows = np.loadtxt(f, delimiter=",", ndmin=2)
+    if rows.size == 0:
+        rows = np.zeros((0, len(names)))
+    if rows.shape[1] != len(names):
+        fail(f"{path}: {rows.shape[1]} columns, header has {len(names)}")
+    return {n: rows[:, i] for i, n in enumerate(names)}
+
+
+def load(results, t0_arg):
+    """One dict per algorithm subdirectory with a qdisc.csv, in ORDER."""
+    dirs = [d for d in sorted(os.listdir(results))
+            if os.path.isfile(os.path.join(results, d, "qdisc.csv"))]
+    dirs.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
+    algs = []
+    for d in dirs:
+        path = os.path.join(results, d)
+        try:
+            q = read_csv(os.path.join(path, "qdisc.csv"))
+        except (OSError, ValueError) as e:
+            fail(f"{path}/qdisc.csv: {e}")
+        if len(q["time_us"]) < 2:
+            fail(f"{path}/qdisc.csv: fewer than 2 samples")
+        summ = {}
+        if os.path.isfile(os.path.join(path, "summary.json")):
+            with open(os.path.join(path, "summary.json")) as f:
+                summ = json.load(f)
+        t0 = t0_arg if t0_arg is not None else summ.get("window_start_us")
+        if t0 is None:
+            fail(f"{d}: no --t0-us and no window_start_us in summary.json")
+        end = summ.get("window_end_us", q["time_us"][-1])
+        algs.append(dict(name=d, q=q, s=summ, t0=float(t0), end=end))
+    return algs
+
+
+def rate_mbps(t, sent, k):
+    """Dequeue rate over k samples, at the middle of each span."""
+    k = max(1, min(k, len(t) - 1))
+    dt = t[k:] - t[:-k]
+    ok = dt > 0
+    return ((t[k:] + t[:-k])[ok] / 2,
+            ((sent[k:] - sent[:-k]) * 8)[ok] / dt[ok])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--t0-us", type=float)
+    ap.add_argument("--window-us", type=float)
+    ap.add_argument("--title")
+    ap.add_argument("--smooth", type=int, default=5)
+    args = ap.parse_args()
+
+    if not os.path.isdir(args.results):
+        fail(f"{args.results}: not a directory")
+    algs = load(args.results, args.t0_us)
+    if not algs:
+        fail(f"{args.results}: no algorithm subdirectories with qdisc.csv")
+
+    # W: twice the analysed post-incast time, capped to the data.
+    w = args.window_us
+    if w is None:
+        w = max(min(2 * (a["end"] - a["t0"]),
+                    4 / 3 * (a["q"]["time_us"][-1] - a["t0"]))
+                for a in algs)
+    if not w > 0:
+        fail("empty time window: is T0 after the data?")
+    lo, hi = -w / 4, 3 * w / 4  # us relative to T0
+
+    n = len(algs)
+    colors = plt.get_cmap("tab10").colors
+    fig, ax = plt.subplots(2, n, figsize=(3.2 * n, 5.2), sharex=True,
+                           sharey="row", squeeze=False)
+    for i, a in enumerate(algs):
+        q, s, c = a["q"], a["s"], colors[i % len(colors)]
+        t = q["time_us"] - a["t0"]
+        vis = (t >= lo) & (t <= hi)  # autoscale to what is shown
+        ax[0][i].plot(t[vis] / 1e3, q["backlog_bytes"][vis] / 1e3,
+                      color=c, lw=1)
+        rt, r = rate_mbps(t, q["sent_bytes"], args.smooth)
+        vis = (rt >= lo) & (rt <= hi)
+        ax[1][i].plot(rt[vis] / 1e3, r[vis], color=c, lw=1)
+        if "link_rate_mbps" in s:
+            ax[1][i].axhline(s["link_rate_mbps"], color="gray", ls=":",
+                             lw=1)
+        title = a["name"]
+        if "avg_queue_bytes" in s and "avg_throughput_mbps" in s:
+            title += (f"\navg q {s['avg_queue_bytes'] / 1e3:.1f} KB, "
+                      f"{s['avg_throughput_mbps']:.1f} Mb/s")
+        ax[0][i].set_title(title, fontsize=10)
+        for row in ax[:, i]:
+            row.axvline(0, color="k", ls="--", lw=0.8)
+            row.grid(alpha=0.3)
+        ax[1][i].set_xlabel("time since incast (ms)")
+    ax[0][0].set_ylabel("queue (KB)")
+    ax[1][0].set_ylabel("throughput (Mb/s)")
+    ax[0][0].set_ylim(bottom=0)
+    ax[1][0].set_ylim(bottom=0)
+    ax[0][0].set_xlim(lo / 1e3, hi / 1e3)
+    if args.title:
+        fig.suptitle(args.title)
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=120)
+    plt.close(fig)
+
+    # CDF of the queue from the incast to the end of the analysed window.
+    fig, cax = plt.subplots(figsize=(5.5, 3.8))
+    for i, a in enumerate(algs):
+        q = a["q"]
+        sel = (q["time_us"] >= a["t0"]) & (q["time_us"] <= a["end"])
+        v = np.sort(q["backlog_bytes"][sel]) / 1e3
+        if len(v):
+            cax.step(v, np.arange(1, len(v) + 1) / len(v), where="post",
+                     color=colors[i % len(colors)], label=a["name"])
+    cax.set_xlabel("queue length after incast (KB)")
+    cax.set_ylabel("CDF")
+    cax.set_ylim(0, 1.02)
+    cax.set_xlim(left=0)
+    cax.grid(alpha=0.3)
+    cax.legend(fontsize=9)
+    cax.set_title((args.title + ": " if args.title else "") +
+                  "bottleneck queue after the incast", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.splitext(args.out)[0] + "_cdf.png", dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

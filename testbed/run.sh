@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run an experiment for several congestion controls, each on a fresh
+# topology in its own QEMU guest under -icount (repeatable virtual time),
+# then analyze, tabulate and plot. This is what `make incast` runs.
+#
+#   testbed/run.sh incast [--algorithms a,b,...] [--kernel 6.1|6.12]
+#                         [--jobs N] [--out DIR] [--native]
+#                         [-- options for testbed/incast.sh]
+#
+# --native runs on this host's kernel instead (it must be able to load the
+# modules, built against /lib/modules/$(uname -r)/build). Results land in
+# results/incast/: summary.json, summary.csv, incast.png, incast_cdf.png and
+# one directory of raw data per algorithm.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+EXP=${1:-}
+shift || true
+ALGS=theta_powertcp,powertcp_evo,dctcp,bbr,cubic,reno
+KERNEL=6.1 JOBS=2 OUT='' NATIVE=0
+
+bad() {
+	echo "run: $*" >&2
+	exit 2
+}
+
+[ "$EXP" = incast ] || bad "usage: testbed/run.sh incast [options] (see the header of $0)"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--algorithms) ALGS=${2:?}; shift ;;
+	--kernel) KERNEL=${2:?}; shift ;;
+	--jobs) [[ ${2:-} =~ ^[1-8]$ ]] || bad "--jobs: 1 to 8"; JOBS=$2; shift ;;
+	--out) OUT=${2:?}; shift ;;
+	--native) NATIVE=1 ;;
+	--) shift; break ;;
+	*) bad "unknown argument '$1'" ;;
+	esac
+	shift
+done
+OUT=${OUT:-results/$EXP}
+IFS=, read -r -a algs <<< "$ALGS"
+for a in "${algs[@]}"; do
+	[[ $a =~ ^[a-z0-9_]+$ ]] || bad "--algorithms: bad name '$a'"
+done
+[ "$(id -u)" = 0 ] || bad "must run as root (packages, namespaces, QEMU)"
+
+step() { echo "== $*"; }
+
+if [ "$NATIVE" = 1 ]; then
+	REL=$(uname -r)
+	KDIR=/lib/modules/$REL/build
+else
+	step "setup (packages, kernels; idempotent)"
+	bash scripts/setup.sh
+	# shellcheck disable=SC1091
+	. build/kernels.env
+	case $KERNEL in
+	6.1) REL=$KVER_61 ;;
+	6.12) REL=$KVER_612 ;;
+	*) bad "--kernel: 6.1 or 6.12" ;;
+	esac
+	KDIR=/usr/src/linux-headers-$REL
+fi
+step "build modules for $REL and the tools"
+scripts/build-kmod.sh "$KDIR" "build/kmod-$REL" >/dev/null
+make -s -C userspace-tools
+
+mkdir -p "$OUT"
+run_one() { # algorithm
+	local cmd=(bash testbed/incast.sh --cc "$1" --out "$OUT/$1"
+		   --kmod-dir "build/kmod-$REL/kmod" "${EXTRA[@]}")
+	if [ "$NATIVE" = 1 ]; then
+		"${cmd[@]}"
+	else
+		scripts/vm-run.sh --kernel "$KERNEL" --icount -- "${cmd[@]}"
+	fi 2>&1 | sed -u "s/^/[$1] /"
+	return "${PIPESTATUS[0]}"
+}
+EXTRA=("$@")
+step "running ${#algs[@]} algorithms, $JOBS at a time (progress below)"
+pids=() failed=0
+for a in "${algs[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
+	run_one "$a" &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || failed=1; done
+[ "$failed" = 0 ] || { echo "run: an algorithm's run failed (see above)" >&2; exit 1; }
+
+step "analysis"
+python3 testbed/summarize.py "$OUT"
+step "plots"
+/usr/bin/python3 testbed/plot_incast.py --results "$OUT" --out "$OUT/incast.png"
+echo "results: $OUT/summary.json, $OUT/summary.csv, $OUT/incast.png, $OUT/incast_cdf.png"

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarize incast runs: analyze each algorithm's raw data and merge.
+
+    testbed/summarize.py RESULTS_DIR
+
+RESULTS_DIR holds one directory per algorithm, each written by
+testbed/incast.sh (params.json, headroom.json, qdisc.csv, goodput.csv,
+flows.csv). For each, runs userspace-tools/bin/incast-analyze over the
+incast window (incast start to end) and writes ALG/summary.json; then
+RESULTS_DIR/summary.json and summary.csv (one row per algorithm) and prints
+the table. Exits 1, loudly, if any run failed the CPU headroom check: its
+queue would be the VM's CPU, not the switch.
+"""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ANALYZE = os.path.join(ROOT, "userspace-tools", "bin", "incast-analyze")
+ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+COLUMNS = [("algorithm", "%-15s"), ("avg_throughput_mbps", "%8.2f"),
+           ("link_rate_mbps", "%6d"), ("avg_queue_bytes", "%10.0f"),
+           ("p99_queue_bytes", "%9d"), ("peak_queue_bytes", "%9d"),
+           ("drain_time_us", "%9d"), ("combined_score", "%12.1f")]
+
+
+def analyze(run):
+    with open(os.path.join(run, "params.json")) as f:
+        p = json.load(f)
+    out = os.path.join(run, "summary.json")
+    subprocess.run([ANALYZE, "--qdisc", os.path.join(run, "qdisc.csv"),
+                    "--goodput", os.path.join(run, "goodput.csv"),
+                    "--flows", os.path.join(run, "flows.csv"),
+                    "--algorithm", p["algorithm"],
+                    "--link-mbps", str(p["rate_mbit"]),
+                    "--incast-us", str(p["pre_us"]),
+                    "--end-us", str(p["end_us"]),
+                    "--bdp-bytes", str(p["bdp_bytes"]),
+                    "--json", out], check=True)
+    with open(out) as f:
+        s = json.load(f)
+    with open(os.path.join(run, "headroom.json")) as f:
+        h = json.load(f)
+    s["headroom_mbps"] = h["unlimited_mbps"]
+    s["headroom_ok"] = h["ok"]
+    s["params"] = p
+    return s
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: summarize.py RESULTS_DIR")
+    res = sys.argv[1]
+    runs = [d for d in sorted(os.listdir(res))
+            if os.path.isfile(os.path.join(res, d, "params.json"))]
+    if not runs:
+        sys.exit("summarize: no runs (ALG/params.json) under %s" % res)
+    runs.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
+    rows = [analyze(os.path.join(res, d)) for d in runs]
+    bad = [r["algorithm"] for r in rows if not r["headroom_ok"]]
+    if bad:
+        print("*" * 72)
+        print("INVALID MEASUREMENT: the VM's CPU could not move 2x the link")
+        print("rate without the limit for: %s" % ", ".join(bad))
+        for r in rows:
+            print("  %s: %d Mbit/s unlimited vs %d Mbit/s link"
+                  % (r["algorithm"], r["headroom_mbps"], r["link_rate_mbps"]))
+        print("The queue measured would be the CPU's, not the switch's.")
+        print("*" * 72)
+        sys.exit(1)
+    with open(os.path.join(res, "summary.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    keys = [k for k in rows[0] if k != "params"]
+    with open(os.path.join(res, "summary.csv"), "w") as f:
+        f.write(",".join(keys) + "\n")
+        for r in rows:
+            f.write(",".join(str(r[k]) for k in keys) + "\n")
+    print(" ".join(k for k, _ in COLUMNS))
+    for r in rows:
+        print(" ".join(fmt % r[k] for k, fmt in COLUMNS))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end check of the incast pipeline on a short timeline, inside a
+# booted kernel: topology, module load, traffic, sampling, analysis. Checks
+# that the pipeline works and is self-consistent, not the paper's numbers.
+#
+#   testbed/tests/test_incast.sh KMOD_DIR
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+KMOD_DIR=${1:?usage: test_incast.sh KMOD_DIR}
+OUT=$ROOT/build/test-incast
+PRE=100000
+POST=200000
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok $((passed + failed)) - $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok $((passed + failed)) - $*"; }
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc${out:+: $out}"
+	else
+		not_ok "$desc"
+		echo "$out" | sed 's/^/#   /' | tail -n 20
+	fi
+}
+
+# All 11 flows connected on time: the long one at 0, the rest at PRE.
+flows_started() { # dir
+	awk -F, -v pre=$PRE 'NR > 1 {
+		n++; want = $1 == 0 ? 0 : pre
+		if ($10 < want || $10 > want + 5000 || $6 < 0 || $8 <= 0) bad++
+	} END { printf "%d flows", n; exit !(n == 11 && !bad) }' "$1/flows.csv"
+}
+
+# Incast senders got nothing before PRE, something after.
+incast_on_time() { # dir
+	awk -F, -v pre=$PRE 'NR > 1 && $2 > 0 {
+		if ($1 < pre && $3 > 0) early++
+		if ($1 > pre + 20000 && $3 > 0) late++
+	} END { exit !(!early && late) }' "$1/goodput.csv"
+}
+
+# Samples at the configured interval, time increasing, covering the run.
+samples_land() { # dir
+	local iv
+	iv=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sample_us"])' \
+		"$1/params.json")
+	awk -F, -v iv="$iv" -v end=$((PRE + POST)) 'NR > 1 {
+		if (n && $1 <= t) back++
+		t = $1; n++
+	} END { printf "%d samples, every %d us", n, iv
+		exit !(!back && n >= 0.9 * end / iv && t >= end) }' "$1/qdisc.csv"
+}
+
+# The analyzer's figures agree with the raw series, recomputed here.
+analyzer_consistent() { # dir
+	python3 - "$1" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+t0, t1 = s["window_start_us"], s["window_end_us"]
+rows = [r for r in csv.DictReader(open(d + "/qdisc.csv"))
+        if t0 <= int(r["time_us"]) <= t1]
+q = [int(r["backlog_bytes"]) for r in rows]
+thr = ((int(rows[-1]["sent_bytes"]) - int(rows[0]["sent_bytes"])) * 8 /
+       (int(rows[-1]["time_us"]) - int(rows[0]["time_us"])))
+errs = []
+if abs(sum(q) / len(q) - s["avg_queue_bytes"]) > 0.01 * max(1, s["avg_queue_bytes"]) + 1:
+    errs.append("avg queue %s vs %s" % (sum(q) / len(q), s["avg_queue_bytes"]))
+if max(q) != s["peak_queue_bytes"]:
+    errs.append("peak %s vs %s" % (max(q), s["peak_queue_bytes"]))
+if abs(thr - s["avg_throughput_mbps"]) > 0.01 * thr:
+    errs.append("throughput %s vs %s" % (thr, s["avg_throughput_mbps"]))
+if not 0 < s["avg_throughput_mbps"] <= 1.02 * s["link_rate_mbps"]:
+    errs.append("throughput %s outside (0, link]" % s["avg_throughput_mbps"])
+print("avg queue %.0f B, %.1f Mbit/s" % (s["avg_queue_bytes"], thr))
+sys.exit("; ".join(errs) if errs else 0)
+PY
+}
+
+rm -rf "$OUT"
+for cc in theta_powertcp cubic; do
+	check "$cc: short incast runs" bash "$ROOT/testbed/incast.sh" --cc "$cc" \
+		--out "$OUT/$cc" --pre-us $PRE --post-us $POST \
+		--kmod-dir "$KMOD_DIR"
+	check "$cc: CPU headroom measured and sufficient" python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))
+print("%d Mbit/s unlimited" % h["unlimited_mbps"])
+sys.exit(not h["ok"])' "$OUT/$cc/headroom.json"
+	check "$cc: all 11 flows start on time" flows_started "$OUT/$cc"
+	check "$cc: incast senders start at the incast" incast_on_time "$OUT/$cc"
+	check "$cc: queue samples land at the interval" samples_land "$OUT/$cc"
+done
+check "summary table written for both" sh -c "python3 '$ROOT/testbed/summarize.py' \
+	'$OUT' > '$OUT/table.txt' && grep -c . '$OUT/table.txt'"
+for cc in theta_powertcp cubic; do
+	check "$cc: analyzer agrees with the raw series" analyzer_consistent "$OUT/$cc"
+done
+check "summary.json has every required field" python3 -c '
+import json, sys
+need = ["algorithm", "avg_throughput_mbps", "link_rate_mbps", "avg_queue_bytes",
+        "p99_queue_bytes", "peak_queue_bytes", "drain_time_us", "combined_score"]
+rows = json.load(open(sys.argv[1]))
+miss = [(r["algorithm"], k) for r in rows for k in need if k not in r]
+sys.exit("missing %s" % miss if miss or len(rows) != 2 else 0)' "$OUT/summary.json"
+check "a bad argument exits 2 with a one-line reason" sh -c "
+	bash '$ROOT/testbed/incast.sh' --cc cubic --out /tmp/x --rate-mbit abc 2>/tmp/err
+	[ \$? -eq 2 ] && [ \$(wc -l < /tmp/err) -eq 1 ] && cat /tmp/err"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

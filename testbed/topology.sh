@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# A star of network namespaces: N sender hosts and one receiver around one
+# switch namespace. Sourced by the experiments; needs root, iproute2 and the
+# veth, sch_tbf, sch_netem (and, for ECN marking, sch_red) modules.
+#
+#   tb_h1 .. tb_hN ─┐
+#                   ├─ tb_sw ══[bottleneck]══> tb_rcv
+#
+# The bottleneck is the switch's egress port towards the receiver: a token
+# bucket at TB_RATE_MBIT draining a FIFO of TB_BUFFER_BYTES (tail drop), or,
+# with TB_ECN_K_BYTES > 0, a RED queue that marks ECN at that instantaneous
+# threshold (DCTCP's K). The base RTT, less one MTU's serialization at the
+# bottleneck, is one netem delay on the receiver's egress (the ACK path), so
+# the data path's only queue is the bottleneck.
+# The receiver ACKs every segment (route quickack), as the paper's hosts do:
+# Linux's 40 ms delayed-ACK timer would otherwise dwarf a 1 ms base RTT.
+#
+# Addresses: receiver 10.0.0.2, host i 10.0.i.2, switch 10.0.x.1.
+
+TB_SW=tb_sw
+TB_RCV=tb_rcv
+TB_RCV_ADDR=10.0.0.2
+TB_BOTTLENECK_DEV=to_rcv
+
+tb_host() { echo "tb_h$1"; }
+
+tb_die() {
+	echo "testbed: $*" >&2
+	exit 2
+}
+
+# Remove every namespace the testbed may have made.
+tb_destroy() {
+	local ns
+	for ns in $(ip netns list 2>/dev/null | awk '/^tb_/ {print $1}'); do
+		ip netns del "$ns"
+	done
+}
+
+tb_link() { # ns_a dev_a addr_a ns_b dev_b addr_b mtu
+	ip link add "$2" netns "$1" mtu "$7" type veth peer name "$5" \
+		netns "$4" mtu "$7" &&
+	ip -n "$1" addr add "$3/24" dev "$2" &&
+	ip -n "$4" addr add "$6/24" dev "$5" &&
+	ip -n "$1" link set "$2" up &&
+	ip -n "$4" link set "$5" up
+}
+
+# tb_star N_HOSTS — uses TB_RATE_MBIT, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
+# TB_ECN_K_BYTES, TB_CC (default congestion control of every namespace).
+tb_star() {
+	local n=$1 i ns burst ser
+	local rate=${TB_RATE_MBIT:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
+	local mtu=${TB_MTU:-1500} k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic}
+
+	tb_destroy
+	modprobe -qa veth sch_tbf sch_netem sch_red 2>/dev/null
+	# Only algorithms in the allowed list may be a namespace's default.
+	grep -qw "$cc" /proc/sys/net/ipv4/tcp_allowed_congestion_control ||
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$(cat \
+			/proc/sys/net/ipv4/tcp_allowed_congestion_control) $cc" ||
+		tb_die "cannot allow congestion control $cc"
+	ip netns add "$TB_SW" && ip netns add "$TB_RCV" ||
+		tb_die "cannot create network namespaces"
+	ip netns exec "$TB_SW" sysctl -qw net.ipv4.ip_forward=1
+	tb_link "$TB_RCV" eth0 "$TB_RCV_ADDR" "$TB_SW" "$TB_BOTTLENECK_DEV" \
+		10.0.0.1 "$mtu" || tb_die "cannot create the receiver link"
+	ip -n "$TB_RCV" route add default via 10.0.0.1 quickack 1 ||
+		tb_die "cannot route the receiver"
+	for i in $(seq 1 "$n"); do
+		ns=$(tb_host "$i")
+		ip netns add "$ns" &&
+		tb_link "$ns" eth0 "10.0.$i.2" "$TB_SW" "to_h$i" "10.0.$i.1" "$mtu" &&
+		ip -n "$ns" route add default via "10.0.$i.1" ||
+			tb_die "cannot create host $i"
+	done
+	for ns in "$TB_SW" "$TB_RCV" $(seq 1 "$n" | sed 's/^/tb_h/'); do
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw \
+			net.ipv4.tcp_congestion_control="$cc" ||
+			tb_die "congestion control $cc not available"
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	done
+	# Hosts send packet by packet, as the paper's do: with TSO/GSO a
+	# paced sender emits bursts of up to 1 ms of data, which at a scaled
+	# line rate is most of a base RTT and would be a queue of its own.
+	for ns in "$TB_RCV" $(seq 1 "$n" | sed 's/^/tb_h/'); do
+		ip netns exec "$ns" ethtool -K eth0 tso off gso off >/dev/null ||
+			tb_die "cannot disable TSO/GSO (apt-get install ethtool)"
+	done
+
+	# Base RTT: the RTT of a full-size packet on empty queues, like the
+	# paper's 4.64 µs, which includes serialization. The bottleneck's
+	# serialization of one MTU is part of it; the rest is on the ACK path.
+	ser=$((mtu * 8 / rate))
+	[ "$rtt" -gt $((2 * ser)) ] ||
+		tb_die "base RTT ${rtt} us is shorter than two MTU times (${ser} us)"
+	tc -n "$TB_RCV" qdisc add dev eth0 root netem delay "$((rtt - ser))us" \
+		limit 100000 || tb_die "cannot add netem (modprobe sch_netem)"
+
+	# Bottleneck: token bucket of two MTUs at the line rate, FIFO behind.
+	burst=$((2 * mtu))
+	tc -n "$TB_SW" qdisc add dev "$TB_BOTTLENECK_DEV" root handle 1: tbf \
+		rate "${rate}mbit" burst "$burst" limit "$buf" ||
+		tb_die "cannot add tbf (modprobe sch_tbf)"
+	if [ "$k" -gt 0 ]; then
+		# RED as a step marker: min = K, max just above, probability
+		# 1 and the smallest burst, so marking follows the
+		# instantaneous queue as DCTCP expects.
+		tc -n "$TB_SW" qdisc add dev "$TB_BOTTLENECK_DEV" parent 1:1 \
+			handle 10: red limit "$buf" min "$k" \
+			max $((k + mtu)) avpkt "$mtu" burst $((k / mtu + 1)) \
+			probability 1.0 ecn bandwidth "${rate}mbit" ||
+			tb_die "cannot add red (modprobe sch_red)"
+	fi
+}
+
+# Remove the rate limit (for the CPU headroom check) and restore it.
+tb_unlimit() {
+	tc -n "$TB_SW" qdisc del dev "$TB_BOTTLENECK_DEV" root
+}

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * incast-analyze: summary metrics of one incast experiment from the CSV
+ * files of tcpflows (bottleneck qdisc samples, goodput, flows): one JSON
+ * object on stdout or in a file, and optionally one row appended to a CSV
+ * file. Times are us since the experiment epoch. Bad arguments or input
+ * give one line on stderr and exit status 2.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static const char usage[] =
+"usage: incast-analyze --qdisc F --goodput F --flows F --algorithm NAME\n"
+"         --link-mbps R --incast-us T0 --end-us T1 --bdp-bytes B\n"
+"         [--from-us TA] [--json OUT] [--csv-row OUT]\n"
+"Metrics over [TA, T1] (TA defaults to T0, the incast start): bottleneck\n"
+"throughput, queue mean/p99/peak, drain time to below B after the peak,\n"
+"combined score, goodput and Jain index, drops, and a pre-incast baseline\n"
+"over [max(0, T0 - (T1 - T0)), T0). JSON to stdout (or --json OUT);\n"
+"--csv-row appends the same values as one CSV row (header if new).\n";
+
+/* Columns of the qdisc CSV, as tcpflows --sample and qdisc-sampler write. */
+#define QDISC_HDR "time_us,backlog_bytes,backlog_pkts,sent_bytes,sent_pkts," \
+		  "drops,overlimits"
+enum { Q_T, Q_BACKLOG, Q_BPKTS, Q_SENT, Q_SPKTS, Q_DROPS, Q_OVER, Q_NCOL };
+#define GOODPUT_HDR "time_us,flow_id,bytes_total"
+enum { G_T, G_ID, G_BYTES, G_NCOL };
+#define FLOWS_HDR "id,src_netns,cc,"	/* prefix is enough: rows counted */
+
+/* Strip the line end; return the length left. */
+static size_t chomp(char *s)
+{
+	size_t n = strcspn(s, "\r\n");
+
+	s[n] = '\0';
+	return n;
+}
+
+/* Parse exactly @ncol comma separated integers; 0 or -1. */
+static int parse_row(char *s, int64_t *v, int ncol)
+{
+	char *end;
+	int i;
+
+	for (i = 0; i < ncol; i++) {
+		if (*s != '-' && (*s < '0' || *s > '9'))
+			return -1;
+		errno = 0;
+		v[i] = strtoll(s, &end, 10);
+		if (errno || end == s || *end != (i < ncol - 1 ? ',' : '\0'))
+			return -1;
+		s = end + 1;
+	}
+	return 0;
+}
+
+static FILE *open_csv(const char *path, const char *hdr, char **line,
+		      size_t *cap)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	if (getline(line, cap, f) < 0)
+		die("%s: empty file, expected header '%s'", path, hdr);
+	chomp(*line);
+	if (strncmp(*line, hdr, strlen(hdr)))
+		die("%s: header is not '%s'", path, hdr);
+	return f;
+}
+
+/*
+ * Read a CSV of @ncol integer columns with header @hdr into a flat array,
+ * @ncol values a row; blank lines are skipped. If @mono, column 0 (time)
+ * must not decrease.
+ */
+static int64_t *read_csv(const char *path, const char *hdr, int ncol,
+			 int mono, size_t *nrows)
+{
+	size_t cap = 0, n = 0, alloc = 0, lineno = 1;
+	int64_t *v = NULL;
+	char *line = NULL;
+	FILE *f = open_csv(path, hdr, &line, &cap);
+
+	if (strcmp(line, hdr))
+		die("%s: header is not '%s'", path, hdr);
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		if (!chomp(line))
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 4096;
+			v = realloc(v, alloc * ncol * sizeof(*v));
+			if (!v)
+				die("out of memory");
+		}
+		if (parse_row(line, v + n * ncol, ncol))
+			die("%s:%zu: expected %d integers", path, lineno,
+			    ncol);
+		if (mono && n && v[n * ncol] < v[(n - 1) * ncol])
+			die("%s:%zu: time goes backwards", path, lineno);
+		n++;
+	}
+	if (ferror(f))
+		die("%s: read error", path);
+	fclose(f);
+	free(line);
+	*nrows = n;
+	return v;
+}
+
+/* Number of data rows of the flows CSV. */
+static long count_flows(const char *path)
+{
+	size_t cap = 0;
+	char *line = NULL;
+	FILE *f = open_csv(path, FLOWS_HDR, &line, &cap);
+	long n = 0;
+
+	while (getline(&line, &cap, f) >= 0)
+		n += chomp(line) > 0;
+	fclose(f);
+	free(line);
+	return n;
+}
+
+/* Qdisc samples, time-sorted; Q(i, col) is a column of sample i. */
+static int64_t *qd;
+static size_t nq;
+#define Q(i, col) qd[(size_t)(i) * Q_NCOL + (col)]
+
+/* Index of the first sample at time >= t (>= t + 1 if @after): nq if none. */
+static size_t first_from(int64_t t, int after)
+{
+	size_t lo = 0, hi = nq;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (Q(mid, Q_T) < t + after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Dequeue rate in Mbit/s between samples a and b (bytes/us * 8). */
+static double rate_mbps(size_t a, size_t b)
+{
+	return (Q(b, Q_SENT) - Q(a, Q_SENT)) * 8.0 /
+	       (Q(b, Q_T) - Q(a, Q_T));
+}
+
+static double mean_backlog(size_t a, size_t b)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = a; i <= b; i++)
+		sum += Q(i, Q_BACKLOG);
+	return sum / (b - a + 1);
+}
+
+static int cmp_s64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank p99 of the backlog of samples a..b: rank ceil(0.99 n). */
+static int64_t p99_backlog(size_t a, size_t b)
+{
+	size_t n = b - a + 1, i;
+	int64_t *v = malloc(n * sizeof(*v)), p;
+
+	if (!v)
+		die("out of memory");
+	for (i = 0; i < n; i++)
+		v[i] = Q(a + i, Q_BACKLOG);
+	qsort(v, n, sizeof(*v), cmp_s64);
+	p = v[(99 * n + 99) / 100 - 1];
+	free(v);
+	return p;
+}
+
+/*
+ * Drain time: from t0 to the first sample below @bdp after the queue's
+ * peak (its first maximum in [t0, t1]); 0 if the queue never exceeded
+ * @bdp there, -1 if it does not get below @bdp again by t1.
+ */
+static int64_t drain_time(int64_t t0, int64_t t1, int64_t bdp)
+{
+	size_t a = first_from(t0, 0), b = first_from(t1, 1), i, peak = a;
+
+	for (i = a; i < b; i++)
+		if (Q(i, Q_BACKLOG) > Q(peak, Q_BACKLOG))
+			peak = i;
+	if (a == b || Q(peak, Q_BACKLOG) <= bdp)
+		return 0;
+	for (i = peak + 1; i < b; i++)
+		if (Q(i, Q_BACKLOG) < bdp)
+			return Q(i, Q_T) - t0;
+	return -1;
+}
+
+/* Goodput rows are sorted by flow id to sum per flow. */
+static int cmp_flow(const void *a, const void *b)
+{
+	return cmp_s64((const int64_t *)a + G_ID, (const int64_t *)b + G_ID);
+}
+
+/*
+ * Aggregate goodput (Mbit/s) over [ta, t1] and Jain's index of the
+ * per-flow goodput of the flows that got bytes in it (0 if none). A flow's
+ * bytes in the window are its count at its last row <= t1 minus that at
+ * its last row <= ta (0 without one); counts are cumulative, so "last" is
+ * the maximum.
+ */
+static double goodput(int64_t *g, size_t n, int64_t ta, int64_t t1,
+		      double *jain)
+{
+	double sum = 0, sumsq = 0;
+	size_t i = 0, j, active = 0;
+
+	if (n)
+		qsort(g, n, G_NCOL * sizeof(*g), cmp_flow);
+	while (i < n) {
+		int64_t base = 0, end = 0, *r;
+
+		for (j = i; j < n && g[j * G_NCOL + G_ID] ==
+				     g[i * G_NCOL + G_ID]; j++) {
+			r = g + j * G_NCOL;
+			if (r[G_T] <= ta && r[G_BYTES] > base)
+				base = r[G_BYTES];
+			if (r[G_T] <= t1 && r[G_BYTES] > end)
+				end = r[G_BYTES];
+		}
+		if (end > base) {
+			sum += end - base;
+			sumsq += (double)(end - base) * (end - base);
+			active++;
+		}
+		i = j;
+	}
+	*jain = active ? sum * sum / (active * sumsq) : 0;
+	return sum * 8 / (t1 - ta);
+}
+
+/* The output: keys and formatted values, in order. */
+static struct {
+	const char *key;
+	char val[48];
+	int quote;
+} out[24];
+static int nout;
+
+static void __attribute__((format(printf, 3, 4)))
+add(const char *key, int quote, const char *fmt, ...)
+{
+	va_list ap;
+
+	out[nout].key = key;
+	out[nout].quote = quote;
+	va_start(ap, fmt);
+	vsnprintf(out[nout].val, sizeof(out[nout].val), fmt, ap);
+	va_end(ap);
+	nout++;
+}
+
+static void write_json(const char *path)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+	int i;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	fputs("{\n", f);
+	for (i = 0; i < nout; i++)
+		fprintf(f, "  \"%s\": %s%s%s%s\n", out[i].key,
+			out[i].quote ? "\"" : "", out[i].val,
+			out[i].quote ? "\"" : "", i < nout - 1 ? "," : "");
+	fputs("}\n", f);
+	if (fflush(f) || ferror(f) || (path && fclose(f)))
+		die("%s: write error", path ? path : "stdout");
+}
+
+/* Append one row; write the header first into a new or empty file. */
+static void write_csv_row(const char *path)
+{
+	char hdr[1024] = "", *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen(path, "a+");
+	int i;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	for (i = 0; i < nout; i++)
+		snprintf(hdr + strlen(hdr), sizeof(hdr) - strlen(hdr), "%s%s",
+			 i ? "," : "", out[i].key);
+	rewind(f);
+	if (getline(&line, &cap, f) < 0)
+		fprintf(f, "%s\n", hdr);
+	else if (chomp(line), strcmp(line, hdr))
+		die("%s: existing header differs from '%s'", path, hdr);
+	free(line);
+	for (i = 0; i < nout; i++)
+		fprintf(f, "%s%s", i ? "," : "", out[i].val);
+	fputc('\n', f);
+	if (fclose(f))
+		die("%s: write error", path);
+}
+
+static int64_t arg_time(const char *what, const char *s)
+{
+	int64_t v;
+
+	if (parse_s64(s, &v) || v < 0)
+		die("%s: '%s' is not a non-negative integer", what, s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "qdisc", required_argument, NULL, 'q' },
+		{ "goodput", required_argument, NULL, 'g' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "algorithm", required_argument, NULL, 'a' },
+		{ "link-mbps", required_argument, NULL, 'r' },
+		{ "incast-us", required_argument, NULL, '0' },
+		{ "end-us", required_argument, NULL, '1' },
+		{ "bdp-bytes", required_argument, NULL, 'b' },
+		{ "from-us", required_argument, NULL, 's' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "csv-row", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *qpath = NULL, *gpath = NULL, *fpath = NULL, *alg = NULL;
+	const char *json = NULL, *csv = NULL;
+	int64_t t0 = -1, t1 = -1, ta = -1, bdp = 0, pre0, *gp, drops;
+	double rate = 0, thr, thr_norm, avg_q, score, gput, jain;
+	double pre_q = 0, pre_thr = 0;
+	size_t ngp, a, b, pa, pb, peak, i;
+	long nflows;
+	char *end;
+	int c;
+
+	prog = "incast-analyze";
+	opterr = 0;	/* one line errors, below */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			qpath = optarg;
+			break;
+		case 'g':
+			gpath = optarg;
+			break;
+		case 'f':
+			fpath = optarg;
+			break;
+		case 'a':
+			alg = optarg;
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case 'c':
+			csv = optarg;
+			break;
+		case 'r':
+			errno = 0;
+			rate = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(rate) ||
+			    rate <= 0)
+				die("--link-mbps: not a positive number");
+			break;
+		case '0':
+			t0 = arg_time("--incast-us", optarg);
+			break;
+		case '1':
+			t1 = arg_time("--end-us", optarg);
+			break;
+		case 's':
+			ta = arg_time("--from-us", optarg);
+			break;
+		case 'b':
+			if (parse_s64(optarg, &bdp) || bdp <= 0)
+				die("--bdp-bytes: not a positive integer");
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case ':':
+			die("%s needs an argument", argv[optind - 1]);
+		default:
+			die("unknown option '%s' (see --help)",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (!qpath || !gpath || !fpath || !alg || !rate || t0 < 0 || t1 < 0 ||
+	    !bdp)
+		die("--qdisc, --goodput, --flows, --algorithm, --link-mbps, "
+		    "--incast-us, --end-us and --bdp-bytes are required");
+	/* The name goes verbatim into JSON and CSV: keep it plain. */
+	if (!*alg || strlen(alg) > 64 ||
+	    alg[strspn(alg, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")])
+		die("--algorithm: '%s' is not 1-64 of [A-Za-z0-9_.+-]", alg);
+	if (t1 <= t0)
+		die("--end-us must be after --incast-us");
+	if (ta < 0)
+		ta = t0;
+	if (ta >= t1)
+		die("--from-us must be before --end-us");
+
+	qd = read_csv(qpath, QDISC_HDR, Q_NCOL, 1, &nq);
+	gp = read_csv(gpath, GOODPUT_HDR, G_NCOL, 0, &ngp);
+	nflows = count_flows(fpath);
+
+	/* The window: samples a..b, the first at >= ta to the last <= t1. */
+	a = first_from(ta, 0);
+	b = first_from(t1, 1);
+	if (b < a + 2 || Q(b - 1, Q_T) <= Q(a, Q_T))
+		die("%s: %zu samples in [%lld, %lld] us, need 2 at different "
+		    "times", qpath, b > a ? b - a : 0, (long long)ta,
+		    (long long)t1);
+	b--;
+	for (i = peak = a; i <= b; i++)
+		if (Q(i, Q_BACKLOG) > Q(peak, Q_BACKLOG))
+			peak = i;
+	thr = rate_mbps(a, b);
+	thr_norm = 25 * thr / rate;	/* Gbit/s if the link were 25 Gbit/s */
+	avg_q = mean_backlog(a, b);
+	score = exp(thr_norm - 20) - avg_q / 100;
+	if (!isfinite(score))
+		die("throughput %.3f Mbit/s is absurd for --link-mbps %g",
+		    thr, rate);
+	drops = Q(b, Q_DROPS) - Q(a, Q_DROPS);
+	if (drops < 0)		/* the kernel's counter is a u32 */
+		drops += (int64_t)1 << 32;
+	gput = goodput(gp, ngp, ta, t1, &jain);
+
+	/* Baseline before the incast, 0 where there are too few samples. */
+	pre0 = t0 > t1 - t0 ? t0 - (t1 - t0) : 0;
+	pa = first_from(pre0, 0);
+	pb = first_from(t0, 0);
+	if (pb > pa)
+		pre_q = mean_backlog(pa, pb - 1);
+	if (pb > pa + 1 && Q(pb - 1, Q_T) > Q(pa, Q_T))
+		pre_thr = rate_mbps(pa, pb - 1);
+
+	add("algorithm", 1, "%s", alg);
+	add("avg_throughput_mbps", 0, "%.3f", thr);
+	add("link_rate_mbps", 0, "%.3f", rate);
+	add("avg_queue_bytes", 0, "%.3f", avg_q);
+	add("p99_queue_bytes", 0, "%lld", (long long)p99_backlog(a, b));
+	add("peak_queue_bytes", 0, "%lld", (long long)Q(peak, Q_BACKLOG));
+	add("drain_time_us", 0, "%lld", (long long)drain_time(t0, t1, bdp));
+	add("combined_score", 0, "%.3f", score);
+	add("thr_norm_gbps", 0, "%.3f", thr_norm);
+	add("goodput_mbps", 0, "%.3f", gput);
+	add("jain_index", 0, "%.4f", jain);
+	add("drops", 0, "%lld", (long long)drops);
+	add("flows", 0, "%ld", nflows);
+	add("samples", 0, "%zu", b - a + 1);
+	add("mean_interval_us", 0, "%.3f",
+	    (double)(Q(b, Q_T) - Q(a, Q_T)) / (b - a));
+	add("window_start_us", 0, "%lld", (long long)ta);
+	add("window_end_us", 0, "%lld", (long long)t1);
+	add("pre_avg_queue_bytes", 0, "%.3f", pre_q);
+	add("pre_throughput_mbps", 0, "%.3f", pre_thr);
+
+	write_json(json);
+	if (csv)
+		write_csv_row(csv);
+	free(gp);
+	free(qd);
+	return 0;
+}
