@@ -7,7 +7,8 @@
 #   make check           the whole test suite: setup, builds against 6.1 and
 #                        6.12 with sparse, checkpatch, unit tests, fuzzing,
 #                        kernel tests booted under QEMU
-#   make incast          the 10:1 incast reproduction (results/incast/)
+#   make incast          the 10:1 incast reproduction (results/incast/,
+#                        docs/RESULTS.md)
 #   make tools           the userspace tools (userspace-tools/bin/)
 #   make unit            only the userspace unit tests of the control law
 
@@ -41,5 +42,6 @@ check:
 
 incast:
 	bash testbed/run.sh incast
+	python3 testbed/report.py results/incast docs
 
 .PHONY: all modules install clean tools unit check incast

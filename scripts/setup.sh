@@ -46,6 +46,26 @@ have_backports() {
 	grep -rqsE 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null
 }
 
+# Fast path: a previous run chose the kernels and everything is installed.
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+if [ -f "$STAMP" ] && [ -x "$ROOT/build/checkpatch/scripts/checkpatch.pl" ]; then
+	# shellcheck disable=SC1090
+	. "$STAMP"
+	all=1
+	for p in qemu-system-x86 sparse iperf3 ethtool busybox-static clang \
+		 libclang-rt-14-dev python3-matplotlib \
+		 "linux-image-${KVER_61:-none}" "linux-headers-${KVER_61:-none}" \
+		 "linux-image-${KVER_612:-none}" "linux-headers-${KVER_612:-none}"; do
+		installed "$p" || { all=0; break; }
+	done
+	if [ "$all" = 1 ]; then
+		log "up to date: kernels $KVER_61 and $KVER_612"
+		exit 0
+	fi
+fi
+
 if ! have_backports; then
 	uri=$(mirror_uri | head -n1 || true)
 	[ -n "$uri" ] || die "no bookworm entry in the apt sources to derive a backports mirror from"
@@ -62,7 +82,7 @@ fi
 
 # apt-get update at most once per setup run, and only if lists look stale.
 if [ ! -e /var/lib/apt/lists/.powertcp-updated ] ||
-   ! ls /var/lib/apt/lists/*bookworm-backports*Packages >/dev/null 2>&1; then
+   ! ls /var/lib/apt/lists/*bookworm-backports*Packages* >/dev/null 2>&1; then
 	log "apt-get update"
 	apt-get update -qq || die "apt-get update failed"
 	touch /var/lib/apt/lists/.powertcp-updated
@@ -88,13 +108,12 @@ v612=$(kver_of "$img612")
 
 pkgs=(build-essential bc flex bison kmod cpio xz-utils zstd busybox-static
       qemu-system-x86 sparse iperf3 iproute2 ethtool python3 python3-matplotlib
-      python3-numpy linux-source-6.1
+      python3-numpy linux-source-6.1 clang libclang-rt-14-dev
       "linux-image-$v61" "linux-headers-$v61"
       "linux-image-$v612" "linux-headers-$v612")
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	log "installing: ${missing[*]}"

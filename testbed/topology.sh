@@ -90,6 +90,11 @@ tb_star() {
 	for ns in "$TB_RCV" $(seq 1 "$n" | sed 's/^/tb_h/'); do
 		ip netns exec "$ns" ethtool -K eth0 tso off gso off >/dev/null ||
 			tb_die "cannot disable TSO/GSO (apt-get install ethtool)"
+		# TCP builds GSO skbs whatever the device's features (the
+		# stack segments them in software), and pacing spaces skbs,
+		# not segments. One segment per skb makes pacing per packet.
+		ip -n "$ns" link set dev eth0 gso_max_segs 1 ||
+			tb_die "cannot set gso_max_segs on $ns"
 	done
 
 	# Base RTT: the RTT of a full-size packet on empty queues, like the

@@ -54,7 +54,7 @@ unload() {
 }
 
 # A sender and a receiver namespace joined by a veth pair; the sender's
-# egress is rate-limited with tbf.
+# egress is rate-limited with tbf, the receiver's delayed by 1 ms.
 topology() {
 	ip netns add "$NS_S" && ip netns add "$NS_R" &&
 	ip link add veth_s netns "$NS_S" type veth peer name veth_r netns "$NS_R" &&
@@ -63,7 +63,8 @@ topology() {
 	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
 	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
 	tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBIT}mbit \
-		burst 15kb limit 300kb
+		burst 15kb limit 300kb &&
+	tc -n "$NS_R" qdisc add dev veth_r root netem delay 1ms
 }
 
 # Open a connection with congestion control $1 (setsockopt) and hold it
