@@ -130,7 +130,13 @@ topology() {
 }
 
 mkdir -p "$OUT"
-rm -f "$OUT"/*.csv "$OUT"/*.json
+rm -rf "$OUT"/*.csv "$OUT"/*.json "$OUT/headroom"
+# The run writes to a tmpfs first: in the guest, writing through 9p while
+# the flows run would make virtual time depend on the host's I/O.
+WORK=$(mktemp -d /tmp/incast.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+# Likewise, page the traffic tool in now rather than during the run.
+cat "$TOOLS/tcpflows" > /dev/null
 load_cc
 echo "# incast: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
 	"buffer=${BUFFER_BYTES} B, BDP=${BDP_BYTES} B, 1+${SENDERS} flows," \
@@ -143,12 +149,12 @@ if [ "$HEADROOM" = 1 ]; then
 	topology
 	tb_unlimit
 	hd=$((300 * RTT_US))
-	mkdir -p "$OUT/headroom"
+	mkdir -p "$WORK/headroom"
 	# shellcheck disable=SC2046
-	"$TOOLS/tcpflows" --out-dir "$OUT/headroom" --duration-us $((hd + 50000)) \
+	"$TOOLS/tcpflows" --out-dir "$WORK/headroom" --duration-us $((hd + 50000)) \
 		--interval-us 0 --quiet --seed "$SEED" $(flows 0 "$hd") >/dev/null
 	headroom_mbps=$(awk -F, -v t="$hd" 'NR > 1 { b += $8 }
-		END { printf "%d", b * 8 / t }' "$OUT/headroom/flows.csv")
+		END { printf "%d", b * 8 / t }' "$WORK/headroom/flows.csv")
 	echo "# headroom: ${headroom_mbps} Mbit/s without the rate limit" \
 		"($((headroom_mbps * 100 / RATE_MBIT))% of R)"
 fi
@@ -162,10 +168,11 @@ topology
 sample=()
 [ "$SAMPLE" = 1 ] && sample=(--sample "$TB_SW,$TB_BOTTLENECK_DEV,$SAMPLE_US")
 # shellcheck disable=SC2046
-"$TOOLS/tcpflows" --out-dir "$OUT" --duration-us $((END_US + 20000)) \
+"$TOOLS/tcpflows" --out-dir "$WORK" --duration-us $((END_US + 20000)) \
 	--interval-us "$((RTT_US))" --seed "$SEED" --quiet --progress \
 	"${sample[@]}" $(flows "$PRE_US" "$END_US")
-[ "$SAMPLE" = 1 ] && mv "$OUT/qdisc-${TB_SW}-${TB_BOTTLENECK_DEV}.csv" "$OUT/qdisc.csv"
+[ "$SAMPLE" = 1 ] && mv "$WORK/qdisc-${TB_SW}-${TB_BOTTLENECK_DEV}.csv" "$WORK/qdisc.csv"
+cp -r "$WORK"/* "$OUT/"
 
 cat > "$OUT/params.json" <<JSON
 {"algorithm": "$CC", "kernel": "$(uname -r)", "rate_mbit": $RATE_MBIT,

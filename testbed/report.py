@@ -59,6 +59,15 @@ w("CPU headroom (all flows, no rate limit; must be at least 2x the link):")
 w(", ".join("%s %d Mbit/s" % (r["algorithm"], r["headroom_mbps"])
             for r in rows) + ".")
 w("")
+samp = os.path.join(res, "sampling.json")
+if os.path.exists(samp):
+    with open(samp) as f:
+        sm = json.load(f)
+    w("Sampling the queue does not change the result: the same theta_powertcp")
+    w("run without the sampler delivered %d bytes, with it %d (%+.2f%%)."
+      % (sm["without_sampling_bytes"], sm["with_sampling_bytes"],
+         sm["difference_pct"]))
+    w("")
 w("### Parameters of this run")
 w("")
 w("```")

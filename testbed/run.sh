@@ -87,11 +87,34 @@ for a in "${algs[@]}"; do
 	run_one "$a" &
 	pids+=($!)
 done
+# The sampler must not change the result: θ-PowerTCP once more without it.
+if [[ ,$ALGS, == *,theta_powertcp,* ]]; then
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
+	OUT_NS=$OUT/_nosample
+	(OUT=$OUT_NS; EXTRA+=(--no-sample --no-headroom)
+	 mkdir -p "$OUT"; run_one theta_powertcp) &
+	pids+=($!)
+fi
 for p in "${pids[@]}"; do wait "$p" || failed=1; done
 [ "$failed" = 0 ] || { echo "run: an algorithm's run failed (see above)" >&2; exit 1; }
 
 step "analysis"
 python3 testbed/summarize.py "$OUT"
+if [ -d "$OUT/_nosample/theta_powertcp" ]; then
+	python3 - "$OUT" <<'PY'
+import csv, json, sys
+out = sys.argv[1]
+def rx(d):
+    return sum(int(r["bytes_received"]) for r in csv.DictReader(
+        open(d + "/flows.csv")))
+a, b = rx(out + "/theta_powertcp"), rx(out + "/_nosample/theta_powertcp")
+d = {"with_sampling_bytes": a, "without_sampling_bytes": b,
+     "difference_pct": round(100.0 * (a - b) / b, 3)}
+json.dump(d, open(out + "/sampling.json", "w"))
+print("sampling effect on theta_powertcp's goodput: %+.2f%% (%d vs %d bytes)"
+      % (d["difference_pct"], a, b))
+PY
+fi
 step "plots"
 /usr/bin/python3 testbed/plot_incast.py --results "$OUT" --out "$OUT/incast.png"
 echo "results: $OUT/summary.json, $OUT/summary.csv, $OUT/incast.png, $OUT/incast_cdf.png"

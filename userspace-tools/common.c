@@ -15,19 +15,26 @@
 
 #include <linux/nsfs.h>
 
+#include <getopt.h>
+
 #include "common.h"
 
 const char *prog = "tool";
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
 
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(2);
 }
 
@@ -35,11 +42,22 @@ void warnmsg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void die_getopt(int c, char *const argv[])
+{
+	if (c == ':')
+		die("%s needs an argument", argv[optind - 1]);
+	die("unknown option '%s' (see --help)", argv[optind - 1]);
+}
+
+void die_extra_args(int argc, char *const argv[])
+{
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
 }
 
 int parse_u64(const char *s, uint64_t *v)

@@ -21,6 +21,10 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 					       noreturn));
 /* Print "prog: message" to stderr. */
 void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* getopt_long returned ':' (missing argument) or '?': say which; exit 2. */
+void die_getopt(int c, char *const argv[]) __attribute__((noreturn));
+/* Exit 2 if non-option arguments are left after getopt. */
+void die_extra_args(int argc, char *const argv[]);
 
 /* Parse a whole string as a decimal number; return 0 or -1. */
 int parse_u64(const char *s, uint64_t *v);

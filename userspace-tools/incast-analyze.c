@@ -401,15 +401,11 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		case ':':
-			die("%s needs an argument", argv[optind - 1]);
 		default:
-			die("unknown option '%s' (see --help)",
-			    argv[optind - 1]);
+			die_getopt(c, argv);
 		}
 	}
-	if (optind < argc)
-		die("unexpected argument '%s'", argv[optind]);
+	die_extra_args(argc, argv);
 	if (!qpath || !gpath || !fpath || !alg || !rate || t0 < 0 || t1 < 0 ||
 	    !bdp)
 		die("--qdisc, --goodput, --flows, --algorithm, --link-mbps, "

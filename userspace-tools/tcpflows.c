@@ -900,15 +900,11 @@ static void parse_args(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
-		case ':':
-			die("%s needs an argument", argv[optind - 1]);
 		default:
-			die("unknown option '%s' (see --help)",
-			    argv[optind - 1]);
+			die_getopt(c, argv);
 		}
 	}
-	if (optind < argc)
-		die("unexpected argument '%s'", argv[optind]);
+	die_extra_args(argc, argv);
 	if (!out_dir)
 		die("--out-dir is required");
 	if (duration_ns <= 0)

@@ -16,30 +16,9 @@ KREL=$(uname -r)
 RATE_MBIT=50
 NS_S=ptk_snd
 NS_R=ptk_rcv
-passed=0
-failed=0
 
-ok() {
-	passed=$((passed + 1))
-	echo "ok $((passed + failed)) - $*"
-}
-
-not_ok() {
-	failed=$((failed + 1))
-	echo "not ok $((passed + failed)) - $*"
-}
-
-# check DESCRIPTION COMMAND...: ok if the command succeeds.
-check() {
-	local desc=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		echo "$out" | sed 's/^/#   /' | tail -n 20
-	fi
-}
+# shellcheck source=scripts/tap.sh
+. "$(dirname "$0")/../../scripts/tap.sh"
 
 loaded() { grep -q "^$1 " /proc/modules; }
 not_loaded() { ! loaded "$1"; }
@@ -232,5 +211,4 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: unloaded at the end" unload "$mod"
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_done

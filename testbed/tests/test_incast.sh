@@ -13,21 +13,9 @@ KMOD_DIR=${1:?usage: test_incast.sh KMOD_DIR}
 OUT=$ROOT/build/test-incast
 PRE=100000
 POST=200000
-passed=0
-failed=0
 
-ok() { passed=$((passed + 1)); echo "ok $((passed + failed)) - $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok $((passed + failed)) - $*"; }
-check() {
-	local desc=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$desc${out:+: $out}"
-	else
-		not_ok "$desc"
-		echo "$out" | sed 's/^/#   /' | tail -n 20
-	fi
-}
+# shellcheck source=scripts/tap.sh
+. "$ROOT/scripts/tap.sh"
 
 # All 11 flows connected on time: the long one at 0, the rest at PRE.
 flows_started() { # dir
@@ -113,5 +101,4 @@ check "a bad argument exits 2 with a one-line reason" sh -c "
 	bash '$ROOT/testbed/incast.sh' --cc cubic --out /tmp/x --rate-mbit abc 2>/tmp/err
 	[ \$? -eq 2 ] && [ \$(wc -l < /tmp/err) -eq 1 ] && cat /tmp/err"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_done

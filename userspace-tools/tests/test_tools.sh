@@ -249,6 +249,7 @@ awk_check "qdisc: backlog plausible" "$Q" -v lim=$LIMIT '
 		s / k, $6;
 	      exit bad || !(m > 0 && m <= lim + 65536) }'
 # The standalone sampler read the epoch from the file: both series align.
+# Its first sample may come late by its start-up in a slow guest (20 ms).
 awk_check "standalone sampler aligned with tcpflows" "$D/standalone.csv" \
 	-v q="$Q" -v iv=$SIV -v m=$((DUR / 2)) '
 	NR == 2 { first = $1 }
@@ -258,7 +259,7 @@ awk_check "standalone sampler aligned with tcpflows" "$D/standalone.csv" \
 		if (x[1] ~ /^[0-9]+$/ && x[1] >= t + 1000 && !hi) hi = x[4] }
 	      print "first at", first, "us; at", t, "us sent", v,
 		"in [" lo "," hi "]";
-	      exit !(first >= 0 && first < iv + 1000 && v >= lo && v <= hi) }'
+	      exit !(first >= 0 && first < iv + 20000 && v >= lo && v <= hi) }'
 
 # A sized flow alone: completion time ~ size / rate, about 0.4 s.
 D=$OUT/run2
