@@ -92,26 +92,6 @@ TOOLS=$ROOT/userspace-tools/bin
 KMOD_DIR=${KMOD_DIR:-$ROOT/build/kmod-$(uname -r)/kmod}
 [ -x "$TOOLS/tcpflows" ] || bad "$TOOLS/tcpflows missing (make tools)"
 
-# Load the algorithm. Our modules take τ and the line rate as parameters.
-load_cc() {
-	case $CC in
-	theta_powertcp|powertcp_evo)
-		local ko=$KMOD_DIR/tcp_$CC.ko p=/sys/module/tcp_$CC/parameters
-		if [ -d "$p" ]; then
-			echo "$TAU_US" > "$p/base_rtt_us"
-			echo "$RATE_MBIT" > "$p/line_rate_mbps"
-		else
-			[ -f "$ko" ] || bad "$ko missing (scripts/build-kmod.sh)"
-			insmod "$ko" base_rtt_us="$TAU_US" line_rate_mbps="$RATE_MBIT"
-		fi ;;
-	*)
-		grep -qw "$CC" /proc/sys/net/ipv4/tcp_available_congestion_control ||
-			modprobe -q "tcp_$CC" ||
-			bad "congestion control '$CC' not available (no module tcp_$CC)"
-		;;
-	esac
-}
-
 # One long flow from host 1 from t = 0, SENDERS more from hosts 2.. at PRE.
 flows() { # start_of_incast end
 	local i
@@ -137,7 +117,7 @@ WORK=$(mktemp -d /tmp/incast.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 # Likewise, page the traffic tool in now rather than during the run.
 cat "$TOOLS/tcpflows" > /dev/null
-load_cc
+tb_load_cc "$CC" "$TAU_US" "$RATE_MBIT" "$KMOD_DIR"
 echo "# incast: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
 	"buffer=${BUFFER_BYTES} B, BDP=${BDP_BYTES} B, 1+${SENDERS} flows," \
 	"incast at ${PRE_US} us, end ${END_US} us, sampling ${SAMPLE_US} us"
@@ -169,6 +149,7 @@ sample=()
 [ "$SAMPLE" = 1 ] && sample=(--sample "$TB_SW,$TB_BOTTLENECK_DEV,$SAMPLE_US")
 # shellcheck disable=SC2046
 "$TOOLS/tcpflows" --out-dir "$WORK" --duration-us $((END_US + 20000)) \
+	--align-us 100000 \
 	--interval-us "$((RTT_US))" --seed "$SEED" --quiet --progress \
 	"${sample[@]}" $(flows "$PRE_US" "$END_US")
 [ "$SAMPLE" = 1 ] && mv "$WORK/qdisc-${TB_SW}-${TB_BOTTLENECK_DEV}.csv" "$WORK/qdisc.csv"

@@ -7,7 +7,7 @@
 
 DIR holds one subdirectory per algorithm, named after it, with qdisc.csv
 (bottleneck qdisc samples), goodput.csv, flows.csv and summary.json (the
-output of incast-analyze). Top row: bottleneck queue (KB); bottom row:
+output of incast-analyze). Top row: bottleneck queue (KB, log scale); bottom row:
 dequeue rate (Mb/s, from sent_bytes over N samples, default 5); time in ms
 relative to the incast start T0 (--t0-us, else summary.json's
 window_start_us), over [-W/4, 3W/4]. Also writes <stem>_cdf.png: the CDF
@@ -133,7 +133,10 @@ def main():
             row.axvline(0, color="k", ls="--", lw=0.8)
             row.grid(alpha=0.3)
         ax[1][i].set_xlabel("time since incast (ms)")
-    ax[0][0].set_ylabel("queue (KB)")
+    # Queues span 1 KB to the 4 MB buffer across algorithms: a log scale
+    # (linear below 1 KB) keeps the small ones readable next to the big.
+    ax[0][0].set_yscale("symlog", linthresh=1)
+    ax[0][0].set_ylabel("queue (KB, log)")
     ax[1][0].set_ylabel("throughput (Mb/s)")
     ax[0][0].set_ylim(bottom=0)
     ax[1][0].set_ylim(bottom=0)
@@ -153,7 +156,8 @@ def main():
         if len(v):
             cax.step(v, np.arange(1, len(v) + 1) / len(v), where="post",
                      color=colors[i % len(colors)], label=a["name"])
-    cax.set_xlabel("queue length after incast (KB)")
+    cax.set_xscale("symlog", linthresh=1)
+    cax.set_xlabel("queue length after incast (KB, log)")
     cax.set_ylabel("CDF")
     cax.set_ylim(0, 1.02)
     cax.set_xlim(left=0)

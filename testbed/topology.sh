@@ -26,6 +26,31 @@ TB_BOTTLENECK_DEV=to_rcv
 
 tb_host() { echo "tb_h$1"; }
 
+# tb_load_cc CC TAU_US RATE_MBIT KMOD_DIR: make congestion control CC
+# available. Our modules are loaded from KMOD_DIR with τ and the line rate
+# as parameters (or get them written if already loaded); others by modprobe.
+tb_load_cc() {
+	local cc=$1 tau=$2 rate=$3 kmod=$4
+	case $cc in
+	theta_powertcp|powertcp_evo)
+		local ko=$kmod/tcp_$cc.ko p=/sys/module/tcp_$cc/parameters
+		if [ -d "$p" ]; then
+			echo "$tau" > "$p/base_rtt_us" &&
+			echo "$rate" > "$p/line_rate_mbps" ||
+				tb_die "cannot set tcp_$cc parameters"
+		else
+			[ -f "$ko" ] || tb_die "$ko missing (scripts/build-kmod.sh)"
+			insmod "$ko" base_rtt_us="$tau" line_rate_mbps="$rate" ||
+				tb_die "cannot load $ko"
+		fi ;;
+	*)
+		grep -qw "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control ||
+			modprobe -q "tcp_$cc" ||
+			tb_die "congestion control '$cc' not available (no module tcp_$cc)"
+		;;
+	esac
+}
+
 tb_die() {
 	echo "testbed: $*" >&2
 	exit 2

@@ -54,6 +54,9 @@ static const char usage[] =
 "                                log qdisc stats to DIR/qdisc-NETNS-DEV.csv\n"
 "  --epoch-file F                write the epoch (CLOCK_MONOTONIC ns) to F\n"
 "  --margin-us N                 epoch = end of setup + N (default 10000)\n"
+"  --align-us N                  round the epoch up to a multiple of N us of\n"
+"                                CLOCK_MONOTONIC (same phase to the kernel's\n"
+"                                tick in every run; default 0 = off)\n"
 "  --sndbuf N, --rcvbuf N        set SO_SNDBUF / SO_RCVBUF (default: not)\n"
 "  --notsent-lowat N             set TCP_NOTSENT_LOWAT on senders (less data\n"
 "                                left to drain after STOP_US)\n"
@@ -117,6 +120,7 @@ static int *ns_fds, nns;
 static const char *default_cc, *out_dir, *epoch_file;
 static int64_t interval_ns = 1000 * NSEC_PER_USEC, duration_ns = -1;
 static int64_t margin_ns = 10000 * NSEC_PER_USEC;
+static int64_t align_ns;
 static int sndbuf, rcvbuf, lowat, quiet, progress, changes_only;
 static size_t chunk = 128 * 1024;	/* largest read or write */
 static uint64_t seed = 1;
@@ -723,6 +727,8 @@ static void setup(void)
 	}
 
 	epoch = now_ns() + margin_ns;
+	if (align_ns)
+		epoch += align_ns - epoch % align_ns;
 	if (epoch_file) {
 		char tmp[4096];
 		FILE *f;
@@ -817,6 +823,7 @@ static void parse_args(int argc, char **argv)
 		{ "sample", required_argument, NULL, 'S' },
 		{ "epoch-file", required_argument, NULL, 'e' },
 		{ "margin-us", required_argument, NULL, 'm' },
+		{ "align-us", required_argument, NULL, 'A' },
 		{ "sndbuf", required_argument, NULL, 's' },
 		{ "rcvbuf", required_argument, NULL, 'r' },
 		{ "notsent-lowat", required_argument, NULL, 'L' },
@@ -866,6 +873,10 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'e':
 			epoch_file = optarg;
+			break;
+		case 'A':
+			align_ns = arg_u64("--align-us", optarg) *
+				   NSEC_PER_USEC;
 			break;
 		case 'm':
 			margin_ns = arg_u64("--margin-us", optarg) *
