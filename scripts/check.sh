@@ -77,8 +77,8 @@ checkpatch() {
 
 # Kernel release of a KDIR build tree.
 kdir_release() {
-	make -s -C "$1" kernelrelease 2>/dev/null ||
-		cat "$1/include/config/kernel.release" 2>/dev/null
+	cat "$1/include/config/kernel.release" 2>/dev/null ||
+		make -s -C "$1" kernelrelease
 }
 
 step "setup: packages, kernels, headers" bash scripts/setup.sh || {
