@@ -9,6 +9,9 @@
 #                        kernel tests booted under QEMU
 #   make incast          the 10:1 incast reproduction (results/incast/,
 #                        docs/RESULTS.md)
+#   make fairness        four flows arriving and leaving (results/fairness/)
+#   make websearch       web-search FCT slowdowns (results/websearch/)
+#   make reproduce       all three, and docs/RESULTS.md
 #   make tools           the userspace tools (userspace-tools/bin/)
 #   make unit            only the userspace unit tests of the control law
 
@@ -42,6 +45,21 @@ check:
 
 incast:
 	bash testbed/run.sh incast
-	python3 testbed/report.py results/incast docs
+	python3 testbed/report.py
 
-.PHONY: all modules install clean tools unit check incast
+fairness:
+	bash testbed/run.sh fairness
+	python3 testbed/report.py
+
+websearch:
+	bash testbed/run.sh websearch
+	python3 testbed/report.py
+
+reproduce:
+	bash testbed/run.sh incast
+	bash testbed/run.sh fairness
+	bash testbed/run.sh websearch
+	python3 testbed/report.py
+
+.PHONY: all modules install clean tools unit check incast fairness websearch \
+	reproduce

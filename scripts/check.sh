@@ -123,9 +123,11 @@ for i in "${!RELEASES[@]}"; do
 		"${vm[@]}" -- bash kmod/tests/test_kmod.sh "build/kmod-$rel/kmod"
 	step "testbed tools in a booted $rel" \
 		"${vm[@]}" -- sh userspace-tools/tests/test_tools.sh
-	step "incast pipeline in a booted $rel" \
-		"${vm[@]}" -- bash testbed/tests/test_incast.sh \
-		"build/kmod-$rel/kmod"
+	for exp in incast fairness websearch; do
+		step "$exp pipeline in a booted $rel" \
+			"${vm[@]}" -- bash "testbed/tests/test_$exp.sh" \
+			"build/kmod-$rel/kmod"
+	done
 done
 
 echo "# check took $(($(date +%s) - START)) s"

@@ -3,23 +3,28 @@
 #
 # Run an experiment for several congestion controls, each on a fresh
 # topology in its own QEMU guest under -icount (repeatable virtual time),
-# then analyze, tabulate and plot. This is what `make incast` runs.
+# then analyze, tabulate and plot. `make incast` / `make fairness` /
+# `make websearch` run this.
 #
-#   testbed/run.sh incast [--algorithms a,b,...] [--kernel 6.1|6.12]
-#                         [--jobs N] [--out DIR] [--native]
-#                         [-- options for testbed/incast.sh]
+#   testbed/run.sh incast|fairness|websearch
+#                  [--algorithms a,b,...] [--kernel 6.1|6.12]
+#                  [--jobs N] [--out DIR] [--native]
+#                  [-- options for testbed/EXPERIMENT.sh]
 #
 # --native runs on this host's kernel instead (it must be able to load the
 # modules, built against /lib/modules/$(uname -r)/build). Results land in
-# results/incast/: summary.json, summary.csv, incast.png, incast_cdf.png and
-# one directory of raw data per algorithm.
+# results/EXPERIMENT/: summary.json, summary.csv, EXPERIMENT*.png and one
+# directory of raw data per algorithm.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 EXP=${1:-}
 shift || true
-ALGS=theta_powertcp,powertcp_evo,dctcp,bbr,cubic,reno
+case $EXP in
+incast) ALGS=theta_powertcp,powertcp_evo,dctcp,bbr,cubic,reno ;;
+*) ALGS=theta_powertcp,powertcp_evo,dctcp,bbr,cubic ;;
+esac
 KERNEL=6.1 JOBS=2 OUT='' NATIVE=0
 
 bad() {
@@ -27,7 +32,10 @@ bad() {
 	exit 2
 }
 
-[ "$EXP" = incast ] || bad "usage: testbed/run.sh incast [options] (see the header of $0)"
+case $EXP in
+incast|fairness|websearch) ;;
+*) bad "usage: testbed/run.sh incast|fairness|websearch [options] (see the header of $0)" ;;
+esac
 while [ $# -gt 0 ]; do
 	case $1 in
 	--algorithms) ALGS=${2:?}; shift ;;
@@ -70,7 +78,7 @@ make -s -C userspace-tools
 
 mkdir -p "$OUT"
 run_one() { # algorithm
-	local cmd=(bash testbed/incast.sh --cc "$1" --out "$OUT/$1"
+	local cmd=(bash "testbed/$EXP.sh" --cc "$1" --out "$OUT/$1"
 		   --kmod-dir "build/kmod-$REL/kmod" "${EXTRA[@]}")
 	if [ "$NATIVE" = 1 ]; then
 		"${cmd[@]}"
@@ -88,7 +96,7 @@ for a in "${algs[@]}"; do
 	pids+=($!)
 done
 # The sampler must not change the result: θ-PowerTCP once more without it.
-if [[ ,$ALGS, == *,theta_powertcp,* ]]; then
+if [ "$EXP" = incast ] && [[ ,$ALGS, == *,theta_powertcp,* ]]; then
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
 	OUT_NS=$OUT/_nosample
 	(OUT=$OUT_NS; EXTRA+=(--no-sample --no-headroom)
@@ -99,7 +107,10 @@ for p in "${pids[@]}"; do wait "$p" || failed=1; done
 [ "$failed" = 0 ] || { echo "run: an algorithm's run failed (see above)" >&2; exit 1; }
 
 step "analysis"
-python3 testbed/summarize.py "$OUT"
+case $EXP in
+incast) python3 testbed/summarize.py "$OUT" ;;
+*) python3 "testbed/summarize_$EXP.py" "$OUT" ;;
+esac
 if [ -d "$OUT/_nosample/theta_powertcp" ]; then
 	python3 - "$OUT" <<'PY'
 import csv, json, sys
@@ -116,5 +127,5 @@ print("sampling effect on theta_powertcp's goodput: %+.2f%% (%d vs %d bytes)"
 PY
 fi
 step "plots"
-/usr/bin/python3 testbed/plot_incast.py --results "$OUT" --out "$OUT/incast.png"
-echo "results: $OUT/summary.json, $OUT/summary.csv, $OUT/incast.png, $OUT/incast_cdf.png"
+/usr/bin/python3 "testbed/plot_$EXP.py" --results "$OUT" --out "$OUT/$EXP.png"
+echo "results: $OUT/summary.json, $OUT/summary.csv, $(ls "$OUT"/*.png | tr '\n' ' ')"

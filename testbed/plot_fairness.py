@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Figure-6 style plot of fairness experiments, one panel per algorithm.
+
+    plot_fairness.py --results DIR --out PNG [--smooth N] [--no-raw]
+                     [--title TEXT]
+
+DIR holds one subdirectory per algorithm, named after it, written by
+testbed/fairness.sh (params.json, goodput.csv) and, for the Jain index of
+each phase, testbed/summarize_fairness.py (summary.json). Each panel: the
+goodput of every flow over time (Mb/s over each goodput interval, or a
+moving average over N of them with --smooth N), the phase boundaries as
+light vertical lines, the fair share of the active flows as a dotted
+staircase, and each phase's Jain index over its statistics window (shaded
+before it: the convergence allowance). Each flow is drawn twice: faint,
+its goodput over each goodput interval (the oscillation; --no-raw omits
+it), and bold, a moving average over N intervals (default 8, --smooth 1
+for none). Panels share both axes; algorithms in the order
+theta_powertcp, powertcp_evo, dctcp, bbr, cubic, reno, others.
+"""
+import argparse
+import json
+import os
+import sys
+import warnings
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+PROG = "plot_fairness.py"
+
+
+def fail(msg):
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def read_csv(path):
+    """Columns of an integer CSV with a header line, as {name: array}."""
+    with open(path) as f:
+        names = f.readline().strip().split(",")
+        with warnings.catch_warnings():  # header only: no rows
+            warnings.simplefilter("ignore")
+            rows = np.loadtxt(f, delimiter=",", ndmin=2)
+    if rows.size == 0:
+        rows = np.zeros((0, len(names)))
+    if rows.shape[1] != len(names):
+        fail(f"{path}: {rows.shape[1]} columns, header has {len(names)}")
+    return {n: rows[:, i] for i, n in enumerate(names)}
+
+
+def load(results):
+    dirs = [d for d in sorted(os.listdir(results))
+            if os.path.isfile(os.path.join(results, d, "goodput.csv")) and
+            os.path.isfile(os.path.join(results, d, "params.json"))]
+    dirs.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
+    algs = []
+    for d in dirs:
+        path = os.path.join(results, d)
+        with open(os.path.join(path, "params.json")) as f:
+            p = json.load(f)
+        try:
+            g = read_csv(os.path.join(path, "goodput.csv"))
+        except (OSError, ValueError) as e:
+            fail(f"{path}/goodput.csv: {e}")
+        s = None
+        if os.path.isfile(os.path.join(path, "summary.json")):
+            with open(os.path.join(path, "summary.json")) as f:
+                s = json.load(f)
+            if "phases" not in s:
+                s = None
+        algs.append(dict(name=d, p=p, g=g, s=s))
+    return algs
+
+
+def flow_rates(g, fid, k):
+    """(time, Mb/s) of one flow, averaged over k intervals, at the middle."""
+    sel = g["flow_id"] == fid
+    t, b = g["time_us"][sel], g["bytes_total"][sel]
+    k = max(1, min(k, len(t) - 1))
+    if len(t) < 2:
+        return np.zeros(0), np.zeros(0)
+    dt = t[k:] - t[:-k]
+    ok = dt > 0
+    return (((t[k:] + t[:-k]) / 2)[ok],
+            ((b[k:] - b[:-k]) * 8)[ok] / dt[ok])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--smooth", type=int, default=8)
+    ap.add_argument("--no-raw", action="store_true")
+    ap.add_argument("--title")
+    args = ap.parse_args()
+
+    if not os.path.isdir(args.results):
+        fail(f"{args.results}: not a directory")
+    if args.smooth < 1:
+        fail("--smooth: at least 1")
+    algs = load(args.results)
+    if not algs:
+        fail(f"{args.results}: no algorithm subdirectories with "
+             "params.json and goodput.csv")
+
+    n = len(algs)
+    colors = plt.get_cmap("tab10").colors
+    fig, axes = plt.subplots(n, 1, figsize=(11, 2.4 * n + 0.8), sharex=True,
+                             sharey=True, squeeze=False)
+    ymax = 0
+    for ax, a in zip(axes[:, 0], algs):
+        p, g, s = a["p"], a["g"], a["s"]
+        ph, nph, nfl = p["phase_us"], p["phases"], p["flows"]
+        mtu = p["mtu"]
+        cap = p["rate_mbit"] * (mtu - 52) / (mtu + 14)
+        ymax = max(ymax, p["rate_mbit"])
+        for fid in range(nfl):
+            c = colors[fid % len(colors)]
+            if not args.no_raw and args.smooth > 1:
+                t, r = flow_rates(g, fid, 1)
+                ax.plot(t / 1e3, r, color=c, lw=0.6, alpha=0.3)
+            t, r = flow_rates(g, fid, args.smooth)
+            ax.plot(t / 1e3, r, color=c, lw=1.4, label=f"flow {fid + 1}")
+        # Fair share staircase and phase boundaries.
+        xs, ys = [], []
+        for k in range(nph):
+            active = min(k + 1, nfl, nph - k)
+            xs += [k * ph / 1e3, (k + 1) * ph / 1e3]
+            ys += [cap / active] * 2
+            ax.axvline(k * ph / 1e3, color="0.8", lw=0.8, zorder=0)
+            ax.axvspan(k * ph / 1e3, (k * ph + p["settle_us"]) / 1e3,
+                       color="0.94", lw=0, zorder=-1)
+        ax.axvline(nph * ph / 1e3, color="0.8", lw=0.8, zorder=0)
+        ax.plot(xs, ys, color="k", ls=":", lw=1.2,
+                label="fair share" if ax is axes[0, 0] else None)
+        title = f"{a['name']}"
+        if s:
+            for k, q in enumerate(s["phases"]):
+                ax.text((k + 0.5) * ph / 1e3, 1.0, f"J={q['jain_index']:.3f}",
+                        transform=ax.get_xaxis_transform(), ha="center",
+                        va="bottom", fontsize=8)
+            title += ("   (Jain index per phase above; mean "
+                      f"{np.mean([q['jain_index'] for q in s['phases']]):.3f})")
+        ax.set_title(title, loc="left", fontsize=10, pad=12)
+        ax.set_ylabel("goodput (Mb/s)")
+        ax.grid(alpha=0.25)
+    p0 = algs[0]["p"]
+    axes[0, 0].set_ylim(0, 1.08 * ymax)
+    axes[0, 0].set_xlim(0, (p0["phases"] * p0["phase_us"] +
+                            p0.get("tail_us", 0)) / 1e3)
+    axes[-1, 0].set_xlabel(
+        f"time (ms): phases of {p0['phase_rtts']} base RTTs = "
+        f"{p0['phase_us'] / 1e3:g} ms (compressed; the paper's are 100 ms)\n"
+        f"faint: goodput per {p0['interval_us'] / 1e3:g} ms; bold: mean of "
+        f"{args.smooth}; grey: convergence allowance, not in the Jain index",
+        fontsize=9)
+    axes[0, 0].legend(loc="upper right", fontsize=8, ncol=p0["flows"] + 1,
+                      bbox_to_anchor=(1.0, 1.32), frameon=False)
+    if args.title:
+        fig.suptitle(args.title)
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarize fairness runs: analyze each algorithm's raw data and merge.
+
+    testbed/summarize_fairness.py RESULTS_DIR
+
+RESULTS_DIR holds one directory per algorithm, each written by
+testbed/fairness.sh (params.json, headroom.json, goodput.csv, flows.csv).
+For each, runs userspace-tools/bin/fairness-analyze with the run's
+parameters (phase length, convergence allowance settle_us, link rate; the
+fair share is the goodput of R / n, i.e. R x (MTU - 52) / (MTU + 14) / n
+for TCP with timestamps) and writes ALG/summary.json; then
+RESULTS_DIR/summary.json and summary.csv, one row per algorithm and phase:
+algorithm, phase, flows, jain_index, convergence_time_us (phases where a
+flow starts; -1 never within 10% of its fair share; null otherwise),
+all_fair_time_us, rate_stddev_mbps, throughput_mbps; and prints the table.
+Exits 1, loudly, if any run failed the CPU headroom check: its rates would
+be the VM's CPU, not the link's.
+"""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ANALYZE = os.path.join(ROOT, "userspace-tools", "bin", "fairness-analyze")
+ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+ROW = ["algorithm", "phase", "flows", "jain_index", "convergence_time_us",
+       "all_fair_time_us", "rate_stddev_mbps", "throughput_mbps"]
+COLUMNS = [("algorithm", "%-15s"), ("phase", "%5d"), ("flows", "%5d"),
+           ("jain_index", "%10.4f"), ("convergence_time_us", "%19s"),
+           ("all_fair_time_us", "%16s"), ("rate_stddev_mbps", "%16.2f"),
+           ("throughput_mbps", "%15.2f")]
+
+
+def analyze(run):
+    with open(os.path.join(run, "params.json")) as f:
+        p = json.load(f)
+    out = os.path.join(run, "summary.json")
+    mtu = p["mtu"]
+    subprocess.run([ANALYZE, "--goodput", os.path.join(run, "goodput.csv"),
+                    "--flows", os.path.join(run, "flows.csv"),
+                    "--algorithm", p["algorithm"],
+                    "--link-mbps", str(p["rate_mbit"]),
+                    "--goodput-ratio", "%.6f" % ((mtu - 52) / (mtu + 14)),
+                    "--phase-us", str(p["phase_us"]),
+                    "--phases", str(p["phases"]),
+                    "--settle-us", str(p["settle_us"]),
+                    "--json", out], check=True)
+    with open(out) as f:
+        s = json.load(f)
+    with open(os.path.join(run, "headroom.json")) as f:
+        h = json.load(f)
+    s["headroom_mbps"] = h["unlimited_mbps"]
+    s["headroom_ok"] = h["ok"]
+    s["params"] = p
+    return s
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: summarize_fairness.py RESULTS_DIR")
+    res = sys.argv[1]
+    if not os.path.isdir(res):
+        sys.exit("summarize_fairness: %s: not a directory" % res)
+    runs = [d for d in sorted(os.listdir(res))
+            if os.path.isfile(os.path.join(res, d, "params.json"))]
+    if not runs:
+        sys.exit("summarize_fairness: no runs (ALG/params.json) under %s"
+                 % res)
+    runs.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
+    try:
+        algs = [analyze(os.path.join(res, d)) for d in runs]
+    except subprocess.CalledProcessError as e:
+        sys.exit("summarize_fairness: %s failed (exit %d)"
+                 % (" ".join(e.cmd[:1]), e.returncode))
+    bad = [a["algorithm"] for a in algs if not a["headroom_ok"]]
+    if bad:
+        print("*" * 72)
+        print("INVALID MEASUREMENT: the VM's CPU could not move 2x the link")
+        print("rate without the limit for: %s" % ", ".join(bad))
+        for a in algs:
+            print("  %s: %d Mbit/s unlimited vs %g Mbit/s link"
+                  % (a["algorithm"], a["headroom_mbps"], a["link_mbps"]))
+        print("The rates measured would be the CPU's, not the link's.")
+        print("*" * 72)
+        sys.exit(1)
+    rows = [dict(zip(ROW, [a["algorithm"]] + [ph[k] for k in ROW[1:]]))
+            for a in algs for ph in a["phases"]]
+    with open(os.path.join(res, "summary.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    with open(os.path.join(res, "summary.csv"), "w") as f:
+        f.write(",".join(ROW) + "\n")
+        for r in rows:
+            f.write(",".join("" if r[k] is None else str(r[k]) for k in ROW)
+                    + "\n")
+    p = algs[0]["params"]
+    print("# fairness: %d flows, phases of %d base RTTs (%d us), "
+          "statistics after %d us of each, fair share %.2f Mbit/s / n"
+          % (p["flows"], p["phase_rtts"], p["phase_us"], p["settle_us"],
+             algs[0]["phases"][0]["fair_share_mbps"]))
+    print(" ".join(k for k, _ in COLUMNS))
+    for r in rows:
+        print(" ".join(fmt % ("-" if r[k] is None else r[k])
+                       for k, fmt in COLUMNS))
+
+
+if __name__ == "__main__":
+    main()

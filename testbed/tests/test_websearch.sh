@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end check of the web-search pipeline on a tiny run, inside a
+# booted kernel: leaf-spine topology, module load, generated workload,
+# traffic, FCT analysis, summary. Checks that the pipeline works and is
+# self-consistent, not the paper's numbers.
+#
+#   testbed/tests/test_websearch.sh KMOD_DIR
+#
+# FLOWS (default 60) flows at LOAD percent (default 50). To stay within
+# two minutes under vm-run --icount, flow sizes come from the web-search
+# CDF cut at 1 MB (the CDF conditioned on size <= 1 MB): the full CDF's
+# long flows carry 97% of its bytes, and a run costs its bytes.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+KMOD_DIR=${1:?usage: test_websearch.sh KMOD_DIR}
+OUT=$ROOT/build/test-websearch
+FLOWS=${FLOWS:-60}
+LOAD=${LOAD:-50}
+LATE_US=5000
+
+# shellcheck source=scripts/tap.sh
+. "$ROOT/scripts/tap.sh"
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+awk '!/^#/ && NF == 2 && $1 <= 1000000 { print $1, $2 / 0.7 }' \
+	"$ROOT/testbed/websearch_cdf.txt" > "$OUT/cdf_1mb.txt"
+
+# Every flow connect()ed within LATE_US of its start, and its handshake
+# took at least (nearly) its propagation RTT.
+on_schedule() { # run dir
+	python3 - "$1" "$LATE_US" <<'PY'
+import csv, json, sys
+d, late = sys.argv[1], int(sys.argv[2])
+p = json.load(open(d + "/params.json"))
+man = {r["id"]: r for r in csv.DictReader(open(d + "/manifest.csv"))}
+bad, worst = [], 0
+for r in csv.DictReader(open(d + "/flows.csv")):
+    m = man[r["id"]]
+    s, st, c = int(r["start_us"]), int(r["started_us"]), int(r["connect_us"])
+    prop = p["prop_rtt_cross_us" if m["src_leaf"] != m["dst_leaf"]
+             else "prop_rtt_rack_us"]
+    worst = max(worst, st - s)
+    if st < s or st - s > late or c < s + 0.9 * prop:
+        bad.append((r["id"], s, st, c))
+print("%d flows, latest connect() %d us after its start" % (len(man), worst))
+sys.exit("off schedule: %s" % bad[:5] if bad else 0)
+PY
+}
+
+# Every flow completed (or is counted unfinished by the analyzer), with the
+# manifest's size, all bytes received.
+complete_sizes() { # run dir
+	python3 - "$1" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+man = {r["id"]: int(r["bytes"]) for r in csv.DictReader(open(d + "/manifest.csv"))}
+fl = list(csv.DictReader(open(d + "/flows.csv")))
+s = json.load(open(d + "/fct.json"))
+errs = []
+if sorted(r["id"] for r in fl) != sorted(man):
+    errs.append("flow ids differ from the manifest")
+done = [r for r in fl if r["status"] == "done"]
+for r in fl:
+    if int(r["bytes"]) != man[r["id"]]:
+        errs.append("flow %s: %s bytes, manifest %d" % (r["id"], r["bytes"], man[r["id"]]))
+for r in done:
+    if int(r["bytes_received"]) != man[r["id"]]:
+        errs.append("flow %s: received %s of %d" % (r["id"], r["bytes_received"], man[r["id"]]))
+if s["completed"] != len(done) or s["completed"] + s["unfinished"] != len(fl):
+    errs.append("analyzer counts %d + %d vs %d done of %d" % (
+        s["completed"], s["unfinished"], len(done), len(fl)))
+print("%d of %d done, %d unfinished" % (len(done), len(fl), s["unfinished"]))
+sys.exit("; ".join(errs[:5]) if errs else 0)
+PY
+}
+
+# No flow beat its ideal FCT by more than 10%.
+fct_ideal() { # run dir
+	python3 - "$1" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1] + "/per_flow.csv"))
+        if r["status"] == "done"]
+low = [r for r in rows if int(r["fct_us"]) < 0.9 * float(r["ideal_us"])]
+print("min FCT/ideal %.3f over %d flows" % (
+    min(int(r["fct_us"]) / float(r["ideal_us"]) for r in rows), len(rows)))
+sys.exit("below 0.9 x ideal: %s" % [(r["id"], r["bytes"], r["fct_us"],
+         r["ideal_us"]) for r in low[:5]] if low else 0)
+PY
+}
+
+# The analyzer's percentiles, recomputed from flows.csv and the manifest.
+percentiles_agree() { # run dir
+	python3 - "$1" <<'PY'
+import csv, json, math, sys
+d = sys.argv[1]
+p = json.load(open(d + "/params.json"))
+s = json.load(open(d + "/fct.json"))
+man = {r["id"]: r for r in csv.DictReader(open(d + "/manifest.csv"))}
+mss = p["mtu"] - 52
+sd = []
+for r in csv.DictReader(open(d + "/flows.csv")):
+    if r["status"] != "done":
+        continue
+    m, size = man[r["id"]], int(r["bytes"])
+    prop = p["prop_rtt_cross_us" if m["src_leaf"] != m["dst_leaf"]
+             else "prop_rtt_rack_us"]
+    n = -(-(size + 8) // mss)
+    ideal = 1.5 * prop + max(0, size + 8 + 66 * n - 2 * p["mtu"]) * 8 / p["rate_mbit"]
+    sd.append((size, (int(r["completion_us"]) - int(r["start_us"])) / ideal))
+def rank(v, q):
+    v = sorted(v)
+    return v[max(1, math.ceil(q * len(v) - 1e-9)) - 1]
+errs, n = [], 0
+for b in s["buckets"] + s["fine_buckets"]:
+    v = [x for size, x in sd if size >= b["lo_bytes"] and
+         (b["hi_bytes"] < 0 or size < b["hi_bytes"])]
+    if len(v) != b["completed"]:
+        errs.append("%s: %d vs %d flows" % (b["bucket"], len(v), b["completed"]))
+        continue
+    for q, k in ((0.5, "p50"), (0.99, "p99"), (0.999, "p999")):
+        if not v:
+            if b[k + "_slowdown"] is not None:
+                errs.append("%s %s should be null" % (b["bucket"], k))
+            continue
+        n += 1
+        if abs(rank(v, q) - b[k + "_slowdown"]) > 1e-3 * rank(v, q):
+            errs.append("%s %s: %.4f vs %.4f" % (b["bucket"], k, rank(v, q),
+                        b[k + "_slowdown"]))
+    if b["p999_meaningful"] != (len(v) >= 1000):
+        errs.append("%s: p999_meaningful wrong" % b["bucket"])
+print("%d percentiles agree" % n)
+sys.exit("; ".join(errs[:5]) if errs else 0)
+PY
+}
+
+for cc in theta_powertcp cubic; do
+	run=$OUT/$cc/load-$LOAD
+	check "$cc: tiny web-search run" bash "$ROOT/testbed/websearch.sh" \
+		--cc "$cc" --loads "$LOAD" --flows "$FLOWS" --out "$OUT/$cc" \
+		--cdf "$OUT/cdf_1mb.txt" --drain-us 5000000 \
+		--kmod-dir "$KMOD_DIR"
+	check "$cc: CPU headroom measured and sufficient" python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))
+print("%d Mbit/s unlimited, %d needed" % (h["unlimited_mbps"], h["required_mbps"]))
+sys.exit(not h["ok"])' "$run/headroom.json"
+	check "$cc: flows start on schedule" on_schedule "$run"
+done
+check "summarize_websearch.py writes the summary" sh -c "python3 \
+	'$ROOT/testbed/summarize_websearch.py' '$OUT' > '$OUT/table.txt' &&
+	grep -c . '$OUT/table.txt'"
+for cc in theta_powertcp cubic; do
+	run=$OUT/$cc/load-$LOAD
+	check "$cc: flows complete (or counted), sizes match the manifest" \
+		complete_sizes "$run"
+	check "$cc: FCT >= 0.9 x ideal for every flow" fct_ideal "$run"
+	check "$cc: analyzer percentiles agree with a recomputation" \
+		percentiles_agree "$run"
+done
+check "summary.json has every required field" python3 -c '
+import json, sys
+need = ["algorithm", "load_pct", "bucket", "flows", "completed", "unfinished",
+        "p50_slowdown", "p99_slowdown", "p999_slowdown", "p999_meaningful"]
+rows = json.load(open(sys.argv[1]))
+miss = [(r["algorithm"], r["bucket"], k) for r in rows for k in need if k not in r]
+got = {(r["algorithm"], r["bucket"]) for r in rows}
+want = {(a, b) for a in ("theta_powertcp", "cubic")
+        for b in ("short", "medium", "long", "all")}
+print("%d rows" % len(rows))
+sys.exit("missing %s" % (miss[:5] or sorted(want - got)) if miss or want - got else 0)' \
+	"$OUT/summary.json"
+bad_arg() { # command...: exit 2 and exactly one line on stderr
+	"$@" 2> "$OUT/err" > /dev/null
+	[ $? -eq 2 ] && [ "$(wc -l < "$OUT/err")" -eq 1 ] && cat "$OUT/err"
+}
+check "websearch.sh: a bad argument exits 2 with a one-line reason" \
+	bad_arg bash "$ROOT/testbed/websearch.sh" --cc cubic --out /tmp/x \
+	--load abc
+check "websearch-gen: a bad argument exits 2 with a one-line reason" \
+	bad_arg "$ROOT/userspace-tools/bin/websearch-gen" --load 150
+check "fct-analyze: a bad argument exits 2 with a one-line reason" \
+	bad_arg "$ROOT/userspace-tools/bin/fct-analyze" --link-mbps -3
+
+tap_done
