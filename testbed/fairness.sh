@@ -20,6 +20,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TB_PROG=fairness
 # shellcheck source=testbed/topology.sh
 . "$ROOT/testbed/topology.sh"
 
@@ -59,49 +60,40 @@ usage: testbed/fairness.sh --cc NAME --out DIR [options]
 USAGE
 }
 
-bad() {
-	echo "fairness: $*" >&2
-	exit 2
-}
-
-num() { # option value
-	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] ||
-		bad "$1: '$2' is not a positive integer"
-}
 
 num0() { # option value
-	[[ $2 =~ ^[0-9]+$ ]] || bad "$1: '$2' is not a non-negative integer"
+	[[ $2 =~ ^[0-9]+$ ]] || tb_die "$1: '$2' is not a non-negative integer"
 }
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cc) CC=${2:-}; shift ;;
 	--out) OUT=${2:-}; shift ;;
-	--rate-mbit) num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
-	--rtt-us) num "$1" "${2:-}"; RTT_US=$2; shift ;;
-	--tau-us) num "$1" "${2:-}"; TAU_US=$2; shift ;;
-	--buffer-bytes) num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
-	--phase-rtts) num "$1" "${2:-}"; PHASE_RTTS=$2; shift ;;
-	--interval-us) num "$1" "${2:-}"; INTERVAL_US=$2; shift ;;
+	--rate-mbit) tb_num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
+	--rtt-us) tb_num "$1" "${2:-}"; RTT_US=$2; shift ;;
+	--tau-us) tb_num "$1" "${2:-}"; TAU_US=$2; shift ;;
+	--buffer-bytes) tb_num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
+	--phase-rtts) tb_num "$1" "${2:-}"; PHASE_RTTS=$2; shift ;;
+	--interval-us) tb_num "$1" "${2:-}"; INTERVAL_US=$2; shift ;;
 	--settle-us) num0 "$1" "${2:-}"; SETTLE_US=$2; shift ;;
 	--tail-us) num0 "$1" "${2:-}"; TAIL_US=$2; shift ;;
 	--notsent-lowat) num0 "$1" "${2:-}"; LOWAT=$2; shift ;;
-	--ecn-k-bytes) num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
-	--mtu) num "$1" "${2:-}"; MTU=$2; shift ;;
-	--seed) num "$1" "${2:-}"; SEED=$2; shift ;;
+	--ecn-k-bytes) tb_num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
+	--mtu) tb_num "$1" "${2:-}"; MTU=$2; shift ;;
+	--seed) tb_num "$1" "${2:-}"; SEED=$2; shift ;;
 	--no-sample) SAMPLE=0 ;;
 	--no-headroom) HEADROOM=0 ;;
 	--trace) TRACE=1 ;;
 	--kmod-dir) KMOD_DIR=${2:-}; shift ;;
 	-h|--help) usage; exit 0 ;;
-	*) bad "unknown argument '$1' (see --help)" ;;
+	*) tb_die "unknown argument '$1' (see --help)" ;;
 	esac
 	shift
 done
-[ -n "$CC" ] || bad "--cc NAME is required"
-[[ $CC =~ ^[a-z0-9_]+$ ]] || bad "--cc: '$CC' is not a congestion control name"
-[ -n "$OUT" ] || bad "--out DIR is required"
-[ "$(id -u)" = 0 ] || bad "must run as root (namespaces, modules)"
+[ -n "$CC" ] || tb_die "--cc NAME is required"
+[[ $CC =~ ^[a-z0-9_]+$ ]] || tb_die "--cc: '$CC' is not a congestion control name"
+[ -n "$OUT" ] || tb_die "--out DIR is required"
+[ "$(id -u)" = 0 ] || tb_die "must run as root (namespaces, modules)"
 
 # Scaled-paper defaults: 4.64 us in-rack RTT at 25 Gb/s.
 RTT_US=${RTT_US:-$((464 * 25000 / RATE_MBIT / 100))}
@@ -116,20 +108,20 @@ if [ -z "$SETTLE_US" ]; then
 	[ "$SETTLE_US" -le $((PHASE_US / 4)) ] || SETTLE_US=$((PHASE_US / 4))
 fi
 [ "$SETTLE_US" -lt "$PHASE_US" ] ||
-	bad "--settle-us: $SETTLE_US is not shorter than a phase ($PHASE_US us)"
+	tb_die "--settle-us: $SETTLE_US is not shorter than a phase ($PHASE_US us)"
 [ "$INTERVAL_US" -le $((PHASE_US / 4)) ] ||
-	bad "--interval-us: $INTERVAL_US is more than a quarter of a phase ($PHASE_US us)"
+	tb_die "--interval-us: $INTERVAL_US is more than a quarter of a phase ($PHASE_US us)"
 BDP_BYTES=$((RATE_MBIT * RTT_US / 8))
 # A stopped sender still sends what it has buffered, at its rate of the
 # moment: keep that to 2 BDP (~2 ms at line rate, 9 at a quarter of it).
 LOWAT=${LOWAT:-$((2 * BDP_BYTES))}
 TOOLS=$ROOT/userspace-tools/bin
 KMOD_DIR=${KMOD_DIR:-$ROOT/build/kmod-$(uname -r)/kmod}
-[ -x "$TOOLS/tcpflows" ] || bad "$TOOLS/tcpflows missing (make tools)"
+[ -x "$TOOLS/tcpflows" ] || tb_die "$TOOLS/tcpflows missing (make tools)"
 if [ "$TRACE" = 1 ]; then
 	case $CC in
 	theta_powertcp|powertcp_evo) ;;
-	*) bad "--trace: only for theta_powertcp and powertcp_evo" ;;
+	*) tb_die "--trace: only for theta_powertcp and powertcp_evo" ;;
 	esac
 fi
 
@@ -171,26 +163,14 @@ echo "# fairness: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us
 
 # CPU headroom: with the rate limit gone, the same flows (all at once) must
 # move at least twice R, or what we measure is the VM's CPU, not the link.
-headroom_mbps=0
 if [ "$HEADROOM" = 1 ]; then
 	topology
 	tb_unlimit
-	hd=$((300 * RTT_US))
-	mkdir -p "$WORK/headroom"
-	# shellcheck disable=SC2046
-	"$TOOLS/tcpflows" --out-dir "$WORK/headroom" --duration-us $((hd + 50000)) \
-		--interval-us 0 --quiet --seed "$SEED" "${lowat[@]}" \
-		$(flows 0 "$hd") >/dev/null
-	headroom_mbps=$(awk -F, -v t="$hd" 'NR > 1 { b += $8 }
-		END { printf "%d", b * 8 / t }' "$WORK/headroom/flows.csv")
-	echo "# headroom: ${headroom_mbps} Mbit/s without the rate limit" \
-		"($((headroom_mbps * 100 / RATE_MBIT))% of R)"
 fi
-cat > "$OUT/headroom.json" <<JSON
-{"checked": $HEADROOM, "unlimited_mbps": $headroom_mbps, "rate_mbps": $RATE_MBIT,
- "ok": $([ "$HEADROOM" = 0 ] || [ "$headroom_mbps" -ge $((2 * RATE_MBIT)) ] &&
-	echo true || echo false)}
-JSON
+hd=$((300 * RTT_US))
+# shellcheck disable=SC2046
+tb_headroom "$HEADROOM" "$RATE_MBIT" "$hd" "$WORK/headroom" "$OUT/headroom.json" \
+	--seed "$SEED" "${lowat[@]}" $(flows 0 "$hd")
 
 topology
 sample=()

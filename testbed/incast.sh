@@ -14,6 +14,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TB_PROG=incast
 # shellcheck source=testbed/topology.sh
 . "$ROOT/testbed/topology.sh"
 
@@ -42,43 +43,34 @@ usage: testbed/incast.sh --cc NAME --out DIR [options]
 USAGE
 }
 
-bad() {
-	echo "incast: $*" >&2
-	exit 2
-}
-
-num() { # option value
-	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] ||
-		bad "$1: '$2' is not a positive integer"
-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cc) CC=${2:-}; shift ;;
 	--out) OUT=${2:-}; shift ;;
-	--rate-mbit) num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
-	--rtt-us) num "$1" "${2:-}"; RTT_US=$2; shift ;;
-	--tau-us) num "$1" "${2:-}"; TAU_US=$2; shift ;;
-	--buffer-bytes) num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
-	--senders) num "$1" "${2:-}"; SENDERS=$2; shift ;;
-	--pre-us) num "$1" "${2:-}"; PRE_US=$2; shift ;;
-	--post-us) num "$1" "${2:-}"; POST_US=$2; shift ;;
-	--sample-us) num "$1" "${2:-}"; SAMPLE_US=$2; shift ;;
+	--rate-mbit) tb_num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
+	--rtt-us) tb_num "$1" "${2:-}"; RTT_US=$2; shift ;;
+	--tau-us) tb_num "$1" "${2:-}"; TAU_US=$2; shift ;;
+	--buffer-bytes) tb_num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
+	--senders) tb_num "$1" "${2:-}"; SENDERS=$2; shift ;;
+	--pre-us) tb_num "$1" "${2:-}"; PRE_US=$2; shift ;;
+	--post-us) tb_num "$1" "${2:-}"; POST_US=$2; shift ;;
+	--sample-us) tb_num "$1" "${2:-}"; SAMPLE_US=$2; shift ;;
 	--no-sample) SAMPLE=0 ;;
-	--ecn-k-bytes) num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
-	--mtu) num "$1" "${2:-}"; MTU=$2; shift ;;
-	--seed) num "$1" "${2:-}"; SEED=$2; shift ;;
+	--ecn-k-bytes) tb_num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
+	--mtu) tb_num "$1" "${2:-}"; MTU=$2; shift ;;
+	--seed) tb_num "$1" "${2:-}"; SEED=$2; shift ;;
 	--no-headroom) HEADROOM=0 ;;
 	--kmod-dir) KMOD_DIR=${2:-}; shift ;;
 	-h|--help) usage; exit 0 ;;
-	*) bad "unknown argument '$1' (see --help)" ;;
+	*) tb_die "unknown argument '$1' (see --help)" ;;
 	esac
 	shift
 done
-[ -n "$CC" ] || bad "--cc NAME is required"
-[ -n "$OUT" ] || bad "--out DIR is required"
-[ "$(id -u)" = 0 ] || bad "must run as root (namespaces, modules)"
-[ "$SENDERS" -le 200 ] || bad "--senders: at most 200"
+[ -n "$CC" ] || tb_die "--cc NAME is required"
+[ -n "$OUT" ] || tb_die "--out DIR is required"
+[ "$(id -u)" = 0 ] || tb_die "must run as root (namespaces, modules)"
+[ "$SENDERS" -le 200 ] || tb_die "--senders: at most 200"
 
 # Scaled-paper defaults: 4.64 µs in-rack RTT at 25 Gb/s.
 RTT_US=${RTT_US:-$((464 * 25000 / RATE_MBIT / 100))}
@@ -90,7 +82,7 @@ BDP_BYTES=$((RATE_MBIT * RTT_US / 8))
 END_US=$((PRE_US + POST_US))
 TOOLS=$ROOT/userspace-tools/bin
 KMOD_DIR=${KMOD_DIR:-$ROOT/build/kmod-$(uname -r)/kmod}
-[ -x "$TOOLS/tcpflows" ] || bad "$TOOLS/tcpflows missing (make tools)"
+[ -x "$TOOLS/tcpflows" ] || tb_die "$TOOLS/tcpflows missing (make tools)"
 
 # One long flow from host 1 from t = 0, SENDERS more from hosts 2.. at PRE.
 flows() { # start_of_incast end
@@ -124,25 +116,14 @@ echo "# incast: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us,"
 
 # CPU headroom: with the rate limit gone, the same flows must move at least
 # twice R, or the queue we would measure is the CPU's, not the switch's.
-headroom_mbps=0
 if [ "$HEADROOM" = 1 ]; then
 	topology
 	tb_unlimit
-	hd=$((300 * RTT_US))
-	mkdir -p "$WORK/headroom"
-	# shellcheck disable=SC2046
-	"$TOOLS/tcpflows" --out-dir "$WORK/headroom" --duration-us $((hd + 50000)) \
-		--interval-us 0 --quiet --seed "$SEED" $(flows 0 "$hd") >/dev/null
-	headroom_mbps=$(awk -F, -v t="$hd" 'NR > 1 { b += $8 }
-		END { printf "%d", b * 8 / t }' "$WORK/headroom/flows.csv")
-	echo "# headroom: ${headroom_mbps} Mbit/s without the rate limit" \
-		"($((headroom_mbps * 100 / RATE_MBIT))% of R)"
 fi
-cat > "$OUT/headroom.json" <<JSON
-{"checked": $HEADROOM, "unlimited_mbps": $headroom_mbps, "rate_mbps": $RATE_MBIT,
- "ok": $([ "$HEADROOM" = 0 ] || [ "$headroom_mbps" -ge $((2 * RATE_MBIT)) ] &&
-	echo true || echo false)}
-JSON
+hd=$((300 * RTT_US))
+# shellcheck disable=SC2046
+tb_headroom "$HEADROOM" "$RATE_MBIT" "$hd" "$WORK/headroom" "$OUT/headroom.json" \
+	--seed "$SEED" $(flows 0 "$hd")
 
 topology
 sample=()

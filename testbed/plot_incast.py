@@ -17,34 +17,16 @@ import argparse
 import json
 import os
 import sys
-import warnings
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+from plotlib import ORDER, read_csv
+import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
+import numpy as np
 PROG = "plot_incast.py"
 
 
 def fail(msg):
     print(f"{PROG}: {msg}", file=sys.stderr)
     sys.exit(1)
-
-
-def read_csv(path):
-    """Columns of an integer CSV with a header line, as {name: array}."""
-    with open(path) as f:
-        names = f.readline().strip().split(",")
-        with warnings.catch_warnings():  # header only: no rows
-            warnings.simplefilter("ignore")
-            rows = np.loadtxt(f, delimiter=",", ndmin=2)
-    if rows.size == 0:
-        rows = np.zeros((0, len(names)))
-    if rows.shape[1] != len(names):
-        fail(f"{path}: {rows.shape[1]} columns, header has {len(names)}")
-    return {n: rows[:, i] for i, n in enumerate(names)}
 
 
 def load(results, t0_arg):

@@ -14,12 +14,9 @@ import argparse
 import json
 import os
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib import ticker  # noqa: E402
-
-ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+from plotlib import ORDER
+import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
+from matplotlib import ticker
 STYLE = {"theta_powertcp": ("tab:red", "o"), "powertcp_evo": ("tab:purple", "D"),
          "dctcp": ("tab:green", "s"), "bbr": ("tab:orange", "^"),
          "cubic": ("tab:blue", "v"), "reno": ("tab:gray", "x")}

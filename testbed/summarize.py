@@ -17,9 +17,9 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ANALYZE = os.path.join(ROOT, "userspace-tools", "bin", "incast-analyze")
-ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+from tblib import refuse_if_starved, runs, tool, write_summary
+
+ANALYZE = tool("incast-analyze")
 COLUMNS = [("algorithm", "%-15s"), ("avg_throughput_mbps", "%8.2f"),
            ("link_rate_mbps", "%6d"), ("avg_queue_bytes", "%10.0f"),
            ("p99_queue_bytes", "%9d"), ("peak_queue_bytes", "%9d"),
@@ -53,30 +53,11 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: summarize.py RESULTS_DIR")
     res = sys.argv[1]
-    runs = [d for d in sorted(os.listdir(res))
-            if os.path.isfile(os.path.join(res, d, "params.json"))]
-    if not runs:
-        sys.exit("summarize: no runs (ALG/params.json) under %s" % res)
-    runs.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
-    rows = [analyze(os.path.join(res, d)) for d in runs]
-    bad = [r["algorithm"] for r in rows if not r["headroom_ok"]]
-    if bad:
-        print("*" * 72)
-        print("INVALID MEASUREMENT: the VM's CPU could not move 2x the link")
-        print("rate without the limit for: %s" % ", ".join(bad))
-        for r in rows:
-            print("  %s: %d Mbit/s unlimited vs %d Mbit/s link"
-                  % (r["algorithm"], r["headroom_mbps"], r["link_rate_mbps"]))
-        print("The queue measured would be the CPU's, not the switch's.")
-        print("*" * 72)
-        sys.exit(1)
-    with open(os.path.join(res, "summary.json"), "w") as f:
-        json.dump(rows, f, indent=1)
-    keys = [k for k in rows[0] if k != "params"]
-    with open(os.path.join(res, "summary.csv"), "w") as f:
-        f.write(",".join(keys) + "\n")
-        for r in rows:
-            f.write(",".join(str(r[k]) for k in keys) + "\n")
+    rows = [analyze(os.path.join(res, d)) for d in runs(res, "summarize")]
+    refuse_if_starved([(r["algorithm"], r["headroom_ok"], r["headroom_mbps"],
+                        2 * r["link_rate_mbps"]) for r in rows],
+                      "queue")
+    write_summary(res, rows, [k for k in rows[0] if k != "params"])
     print(" ".join(k for k, _ in COLUMNS))
     for r in rows:
         print(" ".join(fmt % r[k] for k, fmt in COLUMNS))

@@ -22,9 +22,9 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ANALYZE = os.path.join(ROOT, "userspace-tools", "bin", "fairness-analyze")
-ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+from tblib import refuse_if_starved, runs, tool, write_summary
+
+ANALYZE = tool("fairness-analyze")
 ROW = ["algorithm", "phase", "flows", "jain_index", "convergence_time_us",
        "all_fair_time_us", "rate_stddev_mbps", "throughput_mbps"]
 COLUMNS = [("algorithm", "%-15s"), ("phase", "%5d"), ("flows", "%5d"),
@@ -61,39 +61,17 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: summarize_fairness.py RESULTS_DIR")
     res = sys.argv[1]
-    if not os.path.isdir(res):
-        sys.exit("summarize_fairness: %s: not a directory" % res)
-    runs = [d for d in sorted(os.listdir(res))
-            if os.path.isfile(os.path.join(res, d, "params.json"))]
-    if not runs:
-        sys.exit("summarize_fairness: no runs (ALG/params.json) under %s"
-                 % res)
-    runs.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
     try:
-        algs = [analyze(os.path.join(res, d)) for d in runs]
+        algs = [analyze(os.path.join(res, d))
+                for d in runs(res, "summarize_fairness")]
     except subprocess.CalledProcessError as e:
         sys.exit("summarize_fairness: %s failed (exit %d)"
                  % (" ".join(e.cmd[:1]), e.returncode))
-    bad = [a["algorithm"] for a in algs if not a["headroom_ok"]]
-    if bad:
-        print("*" * 72)
-        print("INVALID MEASUREMENT: the VM's CPU could not move 2x the link")
-        print("rate without the limit for: %s" % ", ".join(bad))
-        for a in algs:
-            print("  %s: %d Mbit/s unlimited vs %g Mbit/s link"
-                  % (a["algorithm"], a["headroom_mbps"], a["link_mbps"]))
-        print("The rates measured would be the CPU's, not the link's.")
-        print("*" * 72)
-        sys.exit(1)
+    refuse_if_starved([(a["algorithm"], a["headroom_ok"], a["headroom_mbps"],
+                        2 * a["link_mbps"]) for a in algs], "rates")
     rows = [dict(zip(ROW, [a["algorithm"]] + [ph[k] for k in ROW[1:]]))
             for a in algs for ph in a["phases"]]
-    with open(os.path.join(res, "summary.json"), "w") as f:
-        json.dump(rows, f, indent=1)
-    with open(os.path.join(res, "summary.csv"), "w") as f:
-        f.write(",".join(ROW) + "\n")
-        for r in rows:
-            f.write(",".join("" if r[k] is None else str(r[k]) for k in ROW)
-                    + "\n")
+    write_summary(res, rows, ROW)
     p = algs[0]["params"]
     print("# fairness: %d flows, phases of %d base RTTs (%d us), "
           "statistics after %d us of each, fair share %.2f Mbit/s / n"

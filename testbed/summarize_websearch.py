@@ -22,9 +22,9 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ANALYZE = os.path.join(ROOT, "userspace-tools", "bin", "fct-analyze")
-ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+from tblib import ORDER, refuse_if_starved, tool, write_summary
+
+ANALYZE = tool("fct-analyze")
 KEYS = ["algorithm", "load_pct", "bucket", "lo_bytes", "hi_bytes", "flows",
         "completed", "unfinished", "median_size_bytes", "p50_slowdown",
         "p99_slowdown", "p999_slowdown", "p999_meaningful", "max_slowdown",
@@ -107,19 +107,10 @@ def main():
     results.sort(key=lambda s: (ORDER.index(s["algorithm"])
                                 if s["algorithm"] in ORDER else len(ORDER),
                                 s["algorithm"], s["load_pct"]))
-    bad = [s for s in results if not s["headroom"]["ok"]]
-    if bad:
-        print("*" * 72)
-        print("INVALID MEASUREMENT: the VM's CPU could not move 2x the offered")
-        print("load without the rate limits for:")
-        for s in bad:
-            h = s["headroom"]
-            print("  %s at %g%%: %d Mbit/s unlimited, need %d"
-                  % (s["algorithm"], s["load_pct"], h["unlimited_mbps"],
-                     h["required_mbps"]))
-        print("The queues measured would be the CPU's, not the switches'.")
-        print("*" * 72)
-        sys.exit(1)
+    refuse_if_starved([("%s at %g%%" % (s["algorithm"], s["load_pct"]),
+                        s["headroom"]["ok"], s["headroom"]["unlimited_mbps"],
+                        s["headroom"]["required_mbps"]) for s in results],
+                      "queues")
     rows = []
     for s in results:
         for b in s["buckets"] + s["fine_buckets"]:
@@ -130,14 +121,7 @@ def main():
             r["run_flows"] = s["flows"]
             r["run_unfinished"] = s["unfinished"]
             rows.append(r)
-    with open(os.path.join(res, "summary.json"), "w") as f:
-        json.dump(rows, f, indent=1)
-    keys = KEYS + [k for k in rows[0] if k not in KEYS]
-    with open(os.path.join(res, "summary.csv"), "w") as f:
-        f.write(",".join(keys) + "\n")
-        for r in rows:
-            f.write(",".join("" if r.get(k) is None else str(r.get(k))
-                             for k in keys) + "\n")
+    write_summary(res, rows, KEYS + [k for k in rows[0] if k not in KEYS])
 
     def fmt(v):
         return "%8s" % "-" if v is None else "%8.2f" % v

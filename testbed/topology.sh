@@ -51,9 +51,42 @@ tb_load_cc() {
 	esac
 }
 
+TB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TB_PROG=${TB_PROG:-testbed}
+
 tb_die() {
-	echo "testbed: $*" >&2
+	echo "$TB_PROG: $*" >&2
 	exit 2
+}
+
+# tb_num OPTION VALUE: die unless VALUE is a positive integer.
+tb_num() {
+	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] ||
+		tb_die "$1: '$2' is not a positive integer"
+}
+
+# tb_headroom CHECK RATE_MBIT DURATION_US WORKDIR JSON TCPFLOWS_ARGS...
+# The CPU headroom check, on a topology whose rate limit is gone
+# (tb_unlimit): the same flows must move at least twice R, or what we would
+# measure is the VM's CPU, not the switch. Writes JSON; CHECK=0 records a
+# skipped check.
+tb_headroom() {
+	local check=$1 rate=$2 dur=$3 work=$4 json=$5 mbps=0 ok=true
+	shift 5
+	if [ "$check" = 1 ]; then
+		mkdir -p "$work"
+		"$TB_ROOT/userspace-tools/bin/tcpflows" --out-dir "$work" \
+			--duration-us $((dur + 50000)) --interval-us 0 --quiet \
+			"$@" >/dev/null || tb_die "the headroom run failed"
+		mbps=$(awk -F, -v t="$dur" 'NR > 1 { b += $8 }
+			END { printf "%d", b * 8 / t }' "$work/flows.csv")
+		echo "# headroom: ${mbps} Mbit/s without the rate limit" \
+			"($((mbps * 100 / rate))% of R)"
+		[ "$mbps" -ge $((2 * rate)) ] || ok=false
+	fi
+	cat > "$json" <<JSON
+{"checked": $check, "unlimited_mbps": $mbps, "rate_mbps": $rate, "ok": $ok}
+JSON
 }
 
 # Remove every namespace the testbed may have made.

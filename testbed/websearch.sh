@@ -20,6 +20,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=testbed/leafspine.sh
+TB_PROG=websearch
 . "$ROOT/testbed/leafspine.sh"
 
 CC= OUT= LOADS=20,50,80 FLOWS=300 RATE_MBIT=25 UPLINK_MBIT= LEAVES=2 HPL=4
@@ -80,62 +81,53 @@ A run's cost is the bytes it moves (idle virtual time is skipped), not R.
 USAGE
 }
 
-bad() {
-	echo "websearch: $*" >&2
-	exit 2
-}
-
-num() { # option value
-	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] ||
-		bad "$1: '$2' is not a positive integer"
-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cc) CC=${2:-}; shift ;;
 	--out) OUT=${2:-}; shift ;;
 	--load|--loads) [[ ${2:-} =~ ^[0-9]+(,[0-9]+)*$ ]] ||
-			bad "$1: '${2:-}' is not a list of percentages"
+			tb_die "$1: '${2:-}' is not a list of percentages"
 		LOADS=$2; shift ;;
-	--flows) num "$1" "${2:-}"; FLOWS=$2; shift ;;
-	--rate-mbit) num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
-	--uplink-mbit) num "$1" "${2:-}"; UPLINK_MBIT=$2; shift ;;
-	--leaves) num "$1" "${2:-}"; LEAVES=$2; shift ;;
-	--hosts-per-leaf) num "$1" "${2:-}"; HPL=$2; shift ;;
-	--rtt-us) num "$1" "${2:-}"; RTT_US=$2; shift ;;
-	--tau-us) num "$1" "${2:-}"; TAU_US=$2; shift ;;
-	--buffer-bytes) num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
-	--ecn-k-bytes) num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
+	--flows) tb_num "$1" "${2:-}"; FLOWS=$2; shift ;;
+	--rate-mbit) tb_num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
+	--uplink-mbit) tb_num "$1" "${2:-}"; UPLINK_MBIT=$2; shift ;;
+	--leaves) tb_num "$1" "${2:-}"; LEAVES=$2; shift ;;
+	--hosts-per-leaf) tb_num "$1" "${2:-}"; HPL=$2; shift ;;
+	--rtt-us) tb_num "$1" "${2:-}"; RTT_US=$2; shift ;;
+	--tau-us) tb_num "$1" "${2:-}"; TAU_US=$2; shift ;;
+	--buffer-bytes) tb_num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
+	--ecn-k-bytes) tb_num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
 	--pairs) [[ ${2:-} =~ ^(any|cross)$ ]] ||
-			bad "--pairs: '${2:-}' is not any or cross"
+			tb_die "--pairs: '${2:-}' is not any or cross"
 		PAIRS=$2; shift ;;
-	--drain-us) num "$1" "${2:-}"; DRAIN_US=$2; shift ;;
-	--cdf) CDF=${2:-}; [ -f "$CDF" ] || bad "--cdf: no file '$CDF'"; shift ;;
-	--mtu) num "$1" "${2:-}"; MTU=$2; shift ;;
-	--seed) num "$1" "${2:-}"; SEED=$2; shift ;;
+	--drain-us) tb_num "$1" "${2:-}"; DRAIN_US=$2; shift ;;
+	--cdf) CDF=${2:-}; [ -f "$CDF" ] || tb_die "--cdf: no file '$CDF'"; shift ;;
+	--mtu) tb_num "$1" "${2:-}"; MTU=$2; shift ;;
+	--seed) tb_num "$1" "${2:-}"; SEED=$2; shift ;;
 	--no-headroom) HEADROOM=0 ;;
 	--lone) LONE=1 ;;
 	--kmod-dir) KMOD_DIR=${2:-}; shift ;;
 	-h|--help) usage; exit 0 ;;
-	*) bad "unknown argument '$1' (see --help)" ;;
+	*) tb_die "unknown argument '$1' (see --help)" ;;
 	esac
 	shift
 done
-[ -n "$CC" ] || bad "--cc NAME is required"
-[ -n "$OUT" ] || bad "--out DIR is required"
+[ -n "$CC" ] || tb_die "--cc NAME is required"
+[ -n "$OUT" ] || tb_die "--out DIR is required"
 for l in ${LOADS//,/ }; do
-	[ "$l" -ge 1 ] && [ "$l" -le 100 ] || bad "--loads: $l is not 1 to 100"
+	[ "$l" -ge 1 ] && [ "$l" -le 100 ] || tb_die "--loads: $l is not 1 to 100"
 done
-[ "$LEAVES" -ge 2 ] && [ "$LEAVES" -le 9 ] || bad "--leaves: 2 to 9"
-[ "$HPL" -le 50 ] || bad "--hosts-per-leaf: at most 50"
-[ "$FLOWS" -le 100000 ] || bad "--flows: at most 100000"
-[ "$(id -u)" = 0 ] || bad "must run as root (namespaces, modules)"
+[ "$LEAVES" -ge 2 ] && [ "$LEAVES" -le 9 ] || tb_die "--leaves: 2 to 9"
+[ "$HPL" -le 50 ] || tb_die "--hosts-per-leaf: at most 50"
+[ "$FLOWS" -le 100000 ] || tb_die "--flows: at most 100000"
+[ "$(id -u)" = 0 ] || tb_die "must run as root (namespaces, modules)"
 
 UPLINK_MBIT=${UPLINK_MBIT:-$RATE_MBIT}
 RTT_US=${RTT_US:-$((464 * 25000 / RATE_MBIT / 100))}
 HOSTS=$((LEAVES * HPL))
 PROP_US=$(ls_prop_us "$RTT_US" "$RATE_MBIT" "$MTU")
-[ "$PROP_US" -gt 0 ] || bad "--rtt-us: shorter than one MTU at R"
+[ "$PROP_US" -gt 0 ] || tb_die "--rtt-us: shorter than one MTU at R"
 RTT_CROSS_US=$(ls_rtt_cross "$RTT_US" "$RATE_MBIT" "$UPLINK_MBIT" "$MTU")
 TAU_US=${TAU_US:-$RTT_CROSS_US}
 MAXSIZE=$(awk '!/^#/ && NF == 2 { m = $1 } END { printf "%d", m }' "$CDF")
@@ -143,7 +135,7 @@ DRAIN_US=${DRAIN_US:-$((5 * MAXSIZE * 8 / RATE_MBIT))}
 TOOLS=$ROOT/userspace-tools/bin
 KMOD_DIR=${KMOD_DIR:-$ROOT/build/kmod-$(uname -r)/kmod}
 for t in tcpflows websearch-gen; do
-	[ -x "$TOOLS/$t" ] || bad "$TOOLS/$t missing (make -C userspace-tools)"
+	[ -x "$TOOLS/$t" ] || tb_die "$TOOLS/$t missing (make -C userspace-tools)"
 done
 
 topology() { # unlimited

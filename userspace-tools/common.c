@@ -2,6 +2,7 @@
 /* Helpers shared by tcpflows and qdisc-sampler, see common.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -125,6 +126,113 @@ int split_commas(char *s, char **field, int max)
 		*s++ = '\0';
 	}
 	return n + 1;	/* too many fields: caller reports it */
+}
+
+size_t csv_chomp(char *s)
+{
+	size_t n = strcspn(s, "\r\n");
+
+	s[n] = '\0';
+	return n;
+}
+
+int csv_parse_ints(char *s, int64_t *v, int ncol)
+{
+	char *end;
+	int i;
+
+	for (i = 0; i < ncol; i++) {
+		if (*s != '-' && (*s < '0' || *s > '9'))
+			return -1;
+		errno = 0;
+		v[i] = strtoll(s, &end, 10);
+		if (errno || end == s || *end != (i < ncol - 1 ? ',' : '\0'))
+			return -1;
+		s = end + 1;
+	}
+	return 0;
+}
+
+FILE *csv_open(const char *path, const char *hdr, int prefix, char **line,
+	       size_t *cap)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	if (getline(line, cap, f) < 0)
+		die("%s: empty file, expected header '%s'", path, hdr);
+	csv_chomp(*line);
+	if (prefix ? strncmp(*line, hdr, strlen(hdr)) : strcmp(*line, hdr))
+		die("%s: header is not '%s%s'", path, hdr, prefix ? "..." : "");
+	return f;
+}
+
+int64_t *csv_read_ints(const char *path, const char *hdr, int ncol,
+		       unsigned int flags, size_t *nrows)
+{
+	size_t cap = 0, n = 0, alloc = 0, lineno = 1;
+	int64_t *v = NULL, *row;
+	char *line = NULL;
+	FILE *f = csv_open(path, hdr, 0, &line, &cap);
+	int i;
+
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		if (!csv_chomp(line))
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 4096;
+			v = realloc(v, alloc * ncol * sizeof(*v));
+			if (!v)
+				die("out of memory");
+		}
+		row = v + n * ncol;
+		if (csv_parse_ints(line, row, ncol))
+			die("%s:%zu: expected %d integers", path, lineno, ncol);
+		if ((flags & CSV_MONOTONIC) && n && row[0] < row[-ncol])
+			die("%s:%zu: time goes backwards", path, lineno);
+		for (i = 0; (flags & CSV_NONNEG) && i < ncol; i++)
+			if (row[i] < 0)
+				die("%s:%zu: negative value", path, lineno);
+		n++;
+	}
+	if (ferror(f))
+		die("%s: read error", path);
+	fclose(f);
+	free(line);
+	*nrows = n;
+	return v;
+}
+
+int64_t arg_nonneg(const char *what, const char *s)
+{
+	int64_t v;
+
+	if (parse_s64(s, &v) || v < 0)
+		die("%s: '%s' is not a non-negative integer", what, s);
+	return v;
+}
+
+int64_t arg_pos(const char *what, const char *s)
+{
+	int64_t v;
+
+	if (parse_s64(s, &v) || v <= 0)
+		die("%s: '%s' is not a positive integer", what, s);
+	return v;
+}
+
+double arg_posf(const char *what, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0)
+		die("%s: '%s' is not a positive number", what, s);
+	return v;
 }
 
 static int init_ns = -1;	/* the namespace we started in */

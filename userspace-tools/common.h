@@ -39,6 +39,34 @@ void csv_row(FILE *f, const int64_t *v, int n);
 /* Split a comma separated list in place; return the number of fields. */
 int split_commas(char *s, char **field, int max);
 
+/* Strip the line end; return the length left. */
+size_t csv_chomp(char *s);
+
+/* Parse exactly @ncol comma separated integers into @v; 0 or -1. */
+int csv_parse_ints(char *s, int64_t *v, int ncol);
+
+/*
+ * Open a CSV file and read its header into *@line, dying unless the header
+ * equals @hdr (or, with @prefix, starts with it).
+ */
+FILE *csv_open(const char *path, const char *hdr, int prefix, char **line,
+	       size_t *cap);
+
+/*
+ * Read a CSV of @ncol integer columns with header @hdr into a flat array,
+ * @ncol values a row; blank lines are skipped. Flags: CSV_MONOTONIC, column
+ * 0 (time) must not decrease; CSV_NONNEG, no negative values.
+ */
+#define CSV_MONOTONIC	1
+#define CSV_NONNEG	2
+int64_t *csv_read_ints(const char *path, const char *hdr, int ncol,
+		       unsigned int flags, size_t *nrows);
+
+/* Parse a positive (or non-negative) number or die with WHAT in the message. */
+int64_t arg_pos(const char *what, const char *s);
+int64_t arg_nonneg(const char *what, const char *s);
+double arg_posf(const char *what, const char *s);
+
 static inline int64_t now_ns(void)
 {
 	struct timespec ts;

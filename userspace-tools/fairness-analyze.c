@@ -51,97 +51,19 @@ enum { G_T, G_ID, G_BYTES, G_NCOL };
 #define FLOWS_HDR "id,src_netns,cc,start_us,"
 #define MAX_FLOWS 64
 
-/* Strip the line end; return the length left. */
-static size_t chomp(char *s)
-{
-	size_t n = strcspn(s, "\r\n");
-
-	s[n] = '\0';
-	return n;
-}
-
-/* Parse exactly @ncol comma separated integers; 0 or -1. */
-static int parse_row(char *s, int64_t *v, int ncol)
-{
-	char *end;
-	int i;
-
-	for (i = 0; i < ncol; i++) {
-		if (*s != '-' && (*s < '0' || *s > '9'))
-			return -1;
-		errno = 0;
-		v[i] = strtoll(s, &end, 10);
-		if (errno || end == s || *end != (i < ncol - 1 ? ',' : '\0'))
-			return -1;
-		s = end + 1;
-	}
-	return 0;
-}
-
-static FILE *open_csv(const char *path, const char *hdr, char **line,
-		      size_t *cap)
-{
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	if (getline(line, cap, f) < 0)
-		die("%s: empty file, expected header '%s'", path, hdr);
-	chomp(*line);
-	if (strncmp(*line, hdr, strlen(hdr)))
-		die("%s: header is not '%s...'", path, hdr);
-	return f;
-}
-
-/* Goodput rows, flat, G_NCOL values a row. */
-static int64_t *read_goodput(const char *path, size_t *nrows)
-{
-	size_t cap = 0, n = 0, alloc = 0, lineno = 1;
-	int64_t *v = NULL;
-	char *line = NULL;
-	FILE *f = open_csv(path, GOODPUT_HDR, &line, &cap);
-
-	if (strcmp(line, GOODPUT_HDR))
-		die("%s: header is not '%s'", path, GOODPUT_HDR);
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		if (!chomp(line))
-			continue;
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 4096;
-			v = realloc(v, alloc * G_NCOL * sizeof(*v));
-			if (!v)
-				die("out of memory");
-		}
-		if (parse_row(line, v + n * G_NCOL, G_NCOL))
-			die("%s:%zu: expected %d integers", path, lineno,
-			    G_NCOL);
-		if (v[n * G_NCOL + G_T] < 0 || v[n * G_NCOL + G_ID] < 0 ||
-		    v[n * G_NCOL + G_BYTES] < 0)
-			die("%s:%zu: negative value", path, lineno);
-		n++;
-	}
-	if (ferror(f))
-		die("%s: read error", path);
-	fclose(f);
-	free(line);
-	*nrows = n;
-	return v;
-}
-
 /* flows.csv: ids must be 0..n-1 in order; returns n, start times in @start. */
 static int read_flows(const char *path, int64_t *start)
 {
 	size_t cap = 0;
 	char *line = NULL, *fld[4];
-	FILE *f = open_csv(path, FLOWS_HDR, &line, &cap);
+	FILE *f = csv_open(path, FLOWS_HDR, 1, &line, &cap);
 	int n = 0, lineno = 1;
 
 	while (getline(&line, &cap, f) >= 0) {
 		int64_t id;
 
 		lineno++;
-		if (!chomp(line))
+		if (!csv_chomp(line))
 			continue;
 		if (n == MAX_FLOWS)
 			die("%s: more than %d flows", path, MAX_FLOWS);
@@ -368,36 +290,6 @@ static int64_t convergence_time(const struct series *s, int64_t t0,
 	return -1;
 }
 
-static int64_t arg_nonneg(const char *what, const char *s)
-{
-	int64_t v;
-
-	if (parse_s64(s, &v) || v < 0)
-		die("%s: '%s' is not a non-negative integer", what, s);
-	return v;
-}
-
-static int64_t arg_pos(const char *what, const char *s)
-{
-	int64_t v;
-
-	if (parse_s64(s, &v) || v <= 0)
-		die("%s: '%s' is not a positive integer", what, s);
-	return v;
-}
-
-static double arg_posf(const char *what, const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0)
-		die("%s: '%s' is not a positive number", what, s);
-	return v;
-}
-
 static void print_list(FILE *o, const double *v, const int *ids, int n,
 		       const char *fmt)
 {
@@ -517,7 +409,7 @@ int main(int argc, char **argv)
 			die("%s: flow %d starts at %lld us, expected %lld "
 			    "(%d x --phase-us)", fpath, k, (long long)start[k],
 			    (long long)(k * phase), k);
-	g = read_goodput(gpath, &ng);
+	g = csv_read_ints(gpath, GOODPUT_HDR, G_NCOL, CSV_NONNEG, &ng);
 	build_series(g, ng, gpath);
 	free(g);
 

@@ -64,29 +64,6 @@ struct flow {
 static struct flow *fl;
 static size_t nfl;
 
-static size_t chomp(char *s)
-{
-	size_t n = strcspn(s, "\r\n");
-
-	s[n] = '\0';
-	return n;
-}
-
-static int split(char *s, char **f, int max)
-{
-	int n = 0;
-
-	for (;;) {
-		if (n == max)
-			return max + 1;
-		f[n++] = s;
-		s = strchr(s, ',');
-		if (!s)
-			return n;
-		*s++ = '\0';
-	}
-}
-
 static long long num(const char *path, size_t lineno, const char *s)
 {
 	int64_t v;
@@ -94,21 +71,6 @@ static long long num(const char *path, size_t lineno, const char *s)
 	if (parse_s64(s, &v))
 		die("%s:%zu: '%s' is not an integer", path, lineno, s);
 	return v;
-}
-
-static FILE *open_csv(const char *path, const char *hdr, char **line,
-		      size_t *cap)
-{
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	if (getline(line, cap, f) < 0)
-		die("%s: empty file, expected header '%s'", path, hdr);
-	chomp(*line);
-	if (strcmp(*line, hdr))
-		die("%s: header is not '%s'", path, hdr);
-	return f;
 }
 
 #define MANIFEST_HDR "id,src,dst,src_leaf,dst_leaf,start_us,bytes"
@@ -120,15 +82,15 @@ static void read_manifest(const char *path)
 {
 	size_t cap = 0, lineno = 1, alloc = 0;
 	char *line = NULL, *f[8];
-	FILE *in = open_csv(path, MANIFEST_HDR, &line, &cap);
+	FILE *in = csv_open(path, MANIFEST_HDR, 0, &line, &cap);
 
 	while (getline(&line, &cap, in) >= 0) {
 		struct flow *x;
 
 		lineno++;
-		if (!chomp(line))
+		if (!csv_chomp(line))
 			continue;
-		if (split(line, f, 7) != 7)
+		if (split_commas(line, f, 7) != 7)
 			die("%s:%zu: expected 7 fields", path, lineno);
 		if (nfl == alloc) {
 			alloc = alloc ? 2 * alloc : 1024;
@@ -162,16 +124,16 @@ static void read_flows(const char *path)
 {
 	size_t cap = 0, lineno = 1, n = 0;
 	char *line = NULL, *f[13];
-	FILE *in = open_csv(path, FLOWS_HDR, &line, &cap);
+	FILE *in = csv_open(path, FLOWS_HDR, 0, &line, &cap);
 
 	while (getline(&line, &cap, in) >= 0) {
 		struct flow *x;
 		long long id;
 
 		lineno++;
-		if (!chomp(line))
+		if (!csv_chomp(line))
 			continue;
-		if (split(line, f, 12) != 12)
+		if (split_commas(line, f, 12) != 12)
 			die("%s:%zu: expected 12 fields", path, lineno);
 		id = num(path, lineno, f[0]);
 		if (id < 0 || id >= (long long)nfl)
@@ -277,18 +239,6 @@ static void bucket_json(FILE *out, const char *name, long long lo,
 	free(sz);
 }
 
-static double arg_pos(const char *what, const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0)
-		die("%s: '%s' is not a positive number", what, s);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -334,16 +284,16 @@ int main(int argc, char **argv)
 			per = optarg;
 			break;
 		case 'l':	/* 0: not a load (lone flows) */
-			load = strcmp(optarg, "0") ? arg_pos("--load", optarg) : 0;
+			load = strcmp(optarg, "0") ? arg_posf("--load", optarg) : 0;
 			break;
 		case 'r':
-			rate = arg_pos("--link-mbps", optarg);
+			rate = arg_posf("--link-mbps", optarg);
 			break;
 		case '1':
-			p1 = arg_pos("--prop-rtt-rack-us", optarg);
+			p1 = arg_posf("--prop-rtt-rack-us", optarg);
 			break;
 		case '2':
-			p2 = arg_pos("--prop-rtt-cross-us", optarg);
+			p2 = arg_posf("--prop-rtt-cross-us", optarg);
 			break;
 		case 'M':
 			mtu = arg_u64("--mtu", optarg);

@@ -35,98 +35,16 @@ enum { Q_T, Q_BACKLOG, Q_BPKTS, Q_SENT, Q_SPKTS, Q_DROPS, Q_OVER, Q_NCOL };
 enum { G_T, G_ID, G_BYTES, G_NCOL };
 #define FLOWS_HDR "id,src_netns,cc,"	/* prefix is enough: rows counted */
 
-/* Strip the line end; return the length left. */
-static size_t chomp(char *s)
-{
-	size_t n = strcspn(s, "\r\n");
-
-	s[n] = '\0';
-	return n;
-}
-
-/* Parse exactly @ncol comma separated integers; 0 or -1. */
-static int parse_row(char *s, int64_t *v, int ncol)
-{
-	char *end;
-	int i;
-
-	for (i = 0; i < ncol; i++) {
-		if (*s != '-' && (*s < '0' || *s > '9'))
-			return -1;
-		errno = 0;
-		v[i] = strtoll(s, &end, 10);
-		if (errno || end == s || *end != (i < ncol - 1 ? ',' : '\0'))
-			return -1;
-		s = end + 1;
-	}
-	return 0;
-}
-
-static FILE *open_csv(const char *path, const char *hdr, char **line,
-		      size_t *cap)
-{
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	if (getline(line, cap, f) < 0)
-		die("%s: empty file, expected header '%s'", path, hdr);
-	chomp(*line);
-	if (strncmp(*line, hdr, strlen(hdr)))
-		die("%s: header is not '%s'", path, hdr);
-	return f;
-}
-
-/*
- * Read a CSV of @ncol integer columns with header @hdr into a flat array,
- * @ncol values a row; blank lines are skipped. If @mono, column 0 (time)
- * must not decrease.
- */
-static int64_t *read_csv(const char *path, const char *hdr, int ncol,
-			 int mono, size_t *nrows)
-{
-	size_t cap = 0, n = 0, alloc = 0, lineno = 1;
-	int64_t *v = NULL;
-	char *line = NULL;
-	FILE *f = open_csv(path, hdr, &line, &cap);
-
-	if (strcmp(line, hdr))
-		die("%s: header is not '%s'", path, hdr);
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		if (!chomp(line))
-			continue;
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 4096;
-			v = realloc(v, alloc * ncol * sizeof(*v));
-			if (!v)
-				die("out of memory");
-		}
-		if (parse_row(line, v + n * ncol, ncol))
-			die("%s:%zu: expected %d integers", path, lineno,
-			    ncol);
-		if (mono && n && v[n * ncol] < v[(n - 1) * ncol])
-			die("%s:%zu: time goes backwards", path, lineno);
-		n++;
-	}
-	if (ferror(f))
-		die("%s: read error", path);
-	fclose(f);
-	free(line);
-	*nrows = n;
-	return v;
-}
-
 /* Number of data rows of the flows CSV. */
 static long count_flows(const char *path)
 {
 	size_t cap = 0;
 	char *line = NULL;
-	FILE *f = open_csv(path, FLOWS_HDR, &line, &cap);
+	FILE *f = csv_open(path, FLOWS_HDR, 1, &line, &cap);
 	long n = 0;
 
 	while (getline(&line, &cap, f) >= 0)
-		n += chomp(line) > 0;
+		n += csv_chomp(line) > 0;
 	fclose(f);
 	free(line);
 	return n;
@@ -310,7 +228,7 @@ static void write_csv_row(const char *path)
 	rewind(f);
 	if (getline(&line, &cap, f) < 0)
 		fprintf(f, "%s\n", hdr);
-	else if (chomp(line), strcmp(line, hdr))
+	else if (csv_chomp(line), strcmp(line, hdr))
 		die("%s: existing header differs from '%s'", path, hdr);
 	free(line);
 	for (i = 0; i < nout; i++)
@@ -318,15 +236,6 @@ static void write_csv_row(const char *path)
 	fputc('\n', f);
 	if (fclose(f))
 		die("%s: write error", path);
-}
-
-static int64_t arg_time(const char *what, const char *s)
-{
-	int64_t v;
-
-	if (parse_s64(s, &v) || v < 0)
-		die("%s: '%s' is not a non-negative integer", what, s);
-	return v;
 }
 
 int main(int argc, char **argv)
@@ -386,13 +295,13 @@ int main(int argc, char **argv)
 				die("--link-mbps: not a positive number");
 			break;
 		case '0':
-			t0 = arg_time("--incast-us", optarg);
+			t0 = arg_nonneg("--incast-us", optarg);
 			break;
 		case '1':
-			t1 = arg_time("--end-us", optarg);
+			t1 = arg_nonneg("--end-us", optarg);
 			break;
 		case 's':
-			ta = arg_time("--from-us", optarg);
+			ta = arg_nonneg("--from-us", optarg);
 			break;
 		case 'b':
 			if (parse_s64(optarg, &bdp) || bdp <= 0)
@@ -422,8 +331,8 @@ int main(int argc, char **argv)
 	if (ta >= t1)
 		die("--from-us must be before --end-us");
 
-	qd = read_csv(qpath, QDISC_HDR, Q_NCOL, 1, &nq);
-	gp = read_csv(gpath, GOODPUT_HDR, G_NCOL, 0, &ngp);
+	qd = csv_read_ints(qpath, QDISC_HDR, Q_NCOL, CSV_MONOTONIC, &nq);
+	gp = csv_read_ints(gpath, GOODPUT_HDR, G_NCOL, 0, &ngp);
 	nflows = count_flows(fpath);
 
 	/* The window: samples a..b, the first at >= ta to the last <= t1. */

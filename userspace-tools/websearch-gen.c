@@ -125,18 +125,6 @@ static double uniform(void)
 	return (splitmix64() >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static double arg_pos(const char *what, const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0)
-		die("%s: '%s' is not a positive number", what, s);
-	return v;
-}
-
 static FILE *create(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -183,7 +171,7 @@ int main(int argc, char **argv)
 			cdf = optarg;
 			break;
 		case 'l':
-			load = arg_pos("--load", optarg);
+			load = arg_posf("--load", optarg);
 			if (load > 100)
 				die("--load: '%s' is above 100 (percent)",
 				    optarg);
@@ -192,10 +180,10 @@ int main(int argc, char **argv)
 			hosts = arg_u64("--hosts", optarg);
 			break;
 		case 'r':
-			rate = arg_pos("--link-mbps", optarg);
+			rate = arg_posf("--link-mbps", optarg);
 			break;
 		case 'u':
-			up = arg_pos("--uplink-mbps", optarg);
+			up = arg_posf("--uplink-mbps", optarg);
 			break;
 		case 'f':
 			nflows = arg_u64("--flows", optarg);

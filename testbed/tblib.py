@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared pieces of the testbed's summarize_*.py scripts."""
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+
+
+def tool(name):
+    """Path of a userspace-tools binary."""
+    return os.path.join(ROOT, "userspace-tools", "bin", name)
+
+
+def runs(res, prog, marker="params.json"):
+    """Algorithm directories under @res holding @marker, in ORDER."""
+    if not os.path.isdir(res):
+        sys.exit("%s: %s: not a directory" % (prog, res))
+    found = [d for d in sorted(os.listdir(res))
+             if os.path.isfile(os.path.join(res, d, marker))]
+    if not found:
+        sys.exit("%s: no runs (ALG/%s) under %s" % (prog, marker, res))
+    found.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
+    return found
+
+
+def refuse_if_starved(checks, what):
+    """Exit 1, loudly, if a run failed its CPU headroom check.
+
+    @checks: (algorithm, ok, unlimited_mbps, needed_mbps) per run.
+    """
+    bad = [c for c in checks if not c[1]]
+    if not bad:
+        return
+    print("*" * 72)
+    print("INVALID MEASUREMENT: without the rate limits the VM's CPU could")
+    print("not move twice what the experiment needs, for: %s"
+          % ", ".join(sorted({c[0] for c in bad})))
+    for alg, ok, got, need in checks:
+        print("  %s: %d Mbit/s unlimited, %d Mbit/s needed%s"
+              % (alg, got, need, "" if ok else "  <-- too slow"))
+    print("The %s measured would be the CPU's, not the network's." % what)
+    print("*" * 72)
+    sys.exit(1)
+
+
+def write_summary(res, rows, keys):
+    """RESULTS_DIR/summary.json (all fields) and summary.csv (@keys)."""
+    with open(os.path.join(res, "summary.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    with open(os.path.join(res, "summary.csv"), "w") as f:
+        f.write(",".join(keys) + "\n")
+        for r in rows:
+            f.write(",".join("" if r.get(k) is None else str(r[k])
+                             for k in keys) + "\n")
