@@ -27,11 +27,17 @@ modules:
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $$(cat $(KDIR)/include/config/kernel.release)
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) \
+		$$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h)
 
 clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) -C userspace-tools clean
+	rm -rf build/kmod-* build/tests
+
+# Also the VM caches, the chosen kernels and the extracted checkpatch.
+distclean: clean
 	rm -rf build
 
 tools:
@@ -61,5 +67,5 @@ reproduce:
 	bash testbed/run.sh websearch
 	python3 testbed/report.py
 
-.PHONY: all modules install clean tools unit check incast fairness websearch \
+.PHONY: all modules install clean distclean tools unit check incast fairness websearch \
 	reproduce

@@ -75,10 +75,10 @@ checkpatch() {
 		--quiet -f kmod/*.c kmod/*.h
 }
 
-# Kernel release of a KDIR build tree.
+# Kernel release of a KDIR build tree, as its modules' vermagic says.
 kdir_release() {
-	cat "$1/include/config/kernel.release" 2>/dev/null ||
-		make -s -C "$1" kernelrelease
+	sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+		"$1/include/generated/utsrelease.h" 2>/dev/null
 }
 
 step "setup: packages, kernels, headers" bash scripts/setup.sh || {

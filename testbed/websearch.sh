@@ -213,7 +213,8 @@ run_one() { # name load_or_0 -> OUT/name
 			--link-mbps "$RATE_MBIT" --uplink-mbps "$UPLINK_MBIT" \
 			--flows "$FLOWS" --seed "$SEED" --pairs "$PAIRS" \
 			--start-us 100000 --flow-file "$w/flowfile.txt" \
-			--manifest "$w/manifest.csv" > "$w/gen.json"
+			--manifest "$w/manifest.csv" > "$w/gen.json" ||
+			tb_die "websearch-gen failed"
 		drain=$DRAIN_US
 	fi
 	offered=$(json_get "$w/gen.json" offered_mbps)
@@ -233,6 +234,8 @@ JSON
 	"$TOOLS/tcpflows" --out-dir "$w" --duration-us "$end" \
 		--align-us 100000 --interval-us 0 --seed "$SEED" --quiet \
 		--progress --flow-file "$w/flowfile.txt" $(listeners) || rc=$?
+	# 1: a flow failed, which is a result; more: the run itself failed.
+	[ "$rc" -le 1 ] || tb_die "tcpflows failed (exit $rc)"
 	virt=$(($(date +%s) - t0))
 	for ns in $(ip netns list | awk '/^tb_[ls]/ {print $1}'); do
 		echo "== $ns"
