@@ -86,10 +86,9 @@ struct pt_params {
 /* Per-flow state; must fit in the kernel's icsk_ca_priv (104 bytes). */
 struct pt_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
+	u64 rtt_prev_ns;	/* previous RTT sample, ns (< 2^34; 0: none) */
 	u64 wnd;		/* current window, packets Q10 */
 	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
-	u32 rtt_prev_ns_lo;	/* previous RTT sample, ns (clamped, < 2^34) */
-	u32 rtt_prev_ns_hi;
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
 };
@@ -107,17 +106,6 @@ static inline u64 pt_max(u64 a, u64 b)
 static inline u64 pt_clamp(u64 v, u64 lo, u64 hi)
 {
 	return pt_min(pt_max(v, lo), hi);
-}
-
-static inline u64 pt_rtt_prev(const struct pt_flow *f)
-{
-	return (u64)f->rtt_prev_ns_hi << 32 | f->rtt_prev_ns_lo;
-}
-
-static inline void pt_set_rtt_prev(struct pt_flow *f, u64 rtt_ns)
-{
-	f->rtt_prev_ns_lo = (u32)rtt_ns;
-	f->rtt_prev_ns_hi = (u32)(rtt_ns >> 32);
 }
 
 /* τ in ns for this flow: the configured base RTT, or the flow's min RTT. */
@@ -168,7 +156,7 @@ static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
 	u64 tau;
 
 	f->t_prev_ns = now_ns;
-	pt_set_rtt_prev(f, 0);
+	f->rtt_prev_ns = 0;
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;
 	if (p->base_rtt_us) {
@@ -221,7 +209,7 @@ static inline u64 pt_norm_power(const struct pt_params *p, u64 rtt_ns,
 static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 			     u64 rtt_us, u64 now_ns, u32 mss)
 {
-	u64 rtt_ns, rtt_prev = pt_rtt_prev(f);
+	u64 rtt_ns, rtt_prev = f->rtt_prev_ns;
 	u64 dt, tau, horizon, delta, norm, target_wnd, beta, wnd;
 
 	rtt_us = pt_clamp(rtt_us, 1, PT_TIME_MAX_NS / 1000);
@@ -232,7 +220,7 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 
 	/* First sample: nothing to differentiate against yet. */
 	if (!rtt_prev) {
-		pt_set_rtt_prev(f, rtt_ns);
+		f->rtt_prev_ns = rtt_ns;
 		f->t_prev_ns = now_ns;
 		wnd = f->wnd;
 		goto out;
@@ -249,7 +237,7 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 					   norm * delta, horizon),
 				 1, PT_POWER_MAX);
 
-	pt_set_rtt_prev(f, rtt_ns);
+	f->rtt_prev_ns = rtt_ns;
 	f->t_prev_ns = now_ns;
 
 	/* cwnd = γ (cwnd_old / Γ_smooth + β) + (1 - γ) cwnd */
