@@ -183,6 +183,12 @@ def websearch(rows):
     w("p99.9; *italic* p99.9 means the bucket has fewer than 1000 flows, so")
     w("p99.9 is only its largest value.")
     w("")
+    loads = sorted({r["load_pct"] for r in main})
+    w("Loads in this run: %s%% of the leaf uplinks (the default set of `make"
+      % ", ".join("%g" % x for x in loads))
+    w("websearch` is 20, 50, 80%; `testbed/run.sh websearch -- --loads")
+    w("L1,L2` runs others).")
+    w("")
     w("| algorithm | load | short | medium | long | flows (unfinished) |")
     w("|---|---|---|---|---|---|")
     keys = []
