@@ -186,8 +186,6 @@ if [ -n "$vmrun_mods" ]; then	# --modules DIR: show it at /lib/modules/KVER
 	mount --bind "/newroot$vmrun_mods" "/newroot$vmrun_modto" ||
 		die "cannot bind $vmrun_mods to $vmrun_modto"
 fi
-mount -t 9p -o "$o,cache=mmap" repo "/newroot$vmrun_repo" ||
-	die "cannot mount the repo over 9p"
 for d in proc sys dev; do mount --move /$d /newroot/$d; done
 cd /newroot
 mkdir -p dev/pts dev/shm
@@ -195,6 +193,10 @@ mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts dev/pts
 mount -t tmpfs -o mode=1777 tmpfs dev/shm
 mount -t tmpfs -o mode=1777 tmpfs tmp
 mount -t tmpfs -o mode=755 tmpfs run
+# After the tmpfs mounts, which would hide a repo under /tmp or /run.
+mkdir -p "/newroot$vmrun_repo" &&
+mount -t 9p -o "$o,cache=mmap" repo "/newroot$vmrun_repo" ||
+	die "cannot mount the repo over 9p"
 mount -t tracefs tracefs sys/kernel/tracing
 mount -t debugfs debugfs sys/kernel/debug
 mount -t cgroup2 cgroup2 sys/fs/cgroup
