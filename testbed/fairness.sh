@@ -137,8 +137,7 @@ flows() { # phase_us [stop_us]
 
 topology() {
 	TB_RATE_MBIT=$RATE_MBIT TB_RTT_US=$RTT_US TB_BUFFER_BYTES=$BUFFER_BYTES \
-	TB_MTU=$MTU TB_CC=$CC TB_ECN_K_BYTES=$([ "$CC" = dctcp ] &&
-		echo "$ECN_K_BYTES" || echo 0) \
+	TB_MTU=$MTU TB_CC=$CC TB_ECN_K_BYTES=$(tb_ecn_k "$CC" "$ECN_K_BYTES") \
 		tb_star "$FLOWS"
 }
 
@@ -210,7 +209,7 @@ cat > "$OUT/params.json" <<JSON
  "interval_us": $INTERVAL_US, "settle_us": $SETTLE_US,
  "notsent_lowat": $LOWAT,
  "sample_us": $([ "$SAMPLE" = 1 ] && echo "$INTERVAL_US" || echo 0),
- "ecn_k_bytes": $([ "$CC" = dctcp ] && echo "$ECN_K_BYTES" || echo 0),
+ "ecn_k_bytes": $(tb_ecn_k "$CC" "$ECN_K_BYTES"),
  "seed": $SEED, "time_scale": $((25000 / RATE_MBIT)), "trace": $TRACE,
  "paper_phase_rtts": $PAPER_PHASE_RTTS,
  "phase_compression": $(awk -v a=$PAPER_PHASE_RTTS -v b="$PHASE_RTTS" \

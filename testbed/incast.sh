@@ -96,8 +96,7 @@ flows() { # start_of_incast end
 
 topology() {
 	TB_RATE_MBIT=$RATE_MBIT TB_RTT_US=$RTT_US TB_BUFFER_BYTES=$BUFFER_BYTES \
-	TB_MTU=$MTU TB_CC=$CC TB_ECN_K_BYTES=$([ "$CC" = dctcp ] &&
-		echo "$ECN_K_BYTES" || echo 0) \
+	TB_MTU=$MTU TB_CC=$CC TB_ECN_K_BYTES=$(tb_ecn_k "$CC" "$ECN_K_BYTES") \
 		tb_star $((SENDERS + 1))
 }
 
@@ -142,7 +141,7 @@ cat > "$OUT/params.json" <<JSON
  "bdp_bytes": $BDP_BYTES, "senders": $SENDERS, "mtu": $MTU,
  "pre_us": $PRE_US, "post_us": $POST_US, "end_us": $END_US,
  "sample_us": $([ "$SAMPLE" = 1 ] && echo "$SAMPLE_US" || echo 0),
- "ecn_k_bytes": $([ "$CC" = dctcp ] && echo "$ECN_K_BYTES" || echo 0),
+ "ecn_k_bytes": $(tb_ecn_k "$CC" "$ECN_K_BYTES"),
  "seed": $SEED, "time_scale": $((25000 / RATE_MBIT))}
 JSON
 tb_destroy

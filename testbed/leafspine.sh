@@ -42,7 +42,6 @@ TB_SPINE=tb_s1
 . "$(dirname "${BASH_SOURCE[0]}")/topology.sh"
 
 ls_leaf_ns() { echo "tb_l$1"; }
-ls_host_ns() { echo "tb_h$1"; }
 # ls_host_addr H HPL
 ls_host_addr() { echo "10.$((($1 - 1) / $2 + 1)).$((($1 - 1) % $2 + 1)).2"; }
 
@@ -83,12 +82,7 @@ tb_leafspine() {
 	[ "$p" -gt 0 ] || tb_die "base RTT ${rtt} us is too short for R=${rate}"
 	r_host=$rate r_up=$up
 	[ "$unl" = 1 ] && r_host=0 r_up=0
-	tb_destroy
-	modprobe -qa veth sch_tbf sch_netem sch_red 2>/dev/null
-	grep -qw "$cc" /proc/sys/net/ipv4/tcp_allowed_congestion_control ||
-		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$(cat \
-			/proc/sys/net/ipv4/tcp_allowed_congestion_control) $cc" ||
-		tb_die "cannot allow congestion control $cc"
+	tb_prepare "$cc"
 	ip netns add "$TB_SPINE" || tb_die "cannot create network namespaces"
 	ip netns exec "$TB_SPINE" sysctl -qw net.ipv4.ip_forward=1
 	for l in $(seq 1 "$leaves"); do
@@ -105,7 +99,7 @@ tb_leafspine() {
 			$((k * up / rate)) "$mtu"
 		for i in $(seq 1 "$hpl"); do
 			h=$(((l - 1) * hpl + i))
-			ns=$(ls_host_ns "$h")
+			ns=$(tb_host "$h")
 			ip netns add "$ns" &&
 			tb_link "$ns" eth0 "10.$l.$i.2" "$leaf" "to_h$h" \
 				"10.$l.$i.1" "$mtu" &&
@@ -116,21 +110,12 @@ tb_leafspine() {
 		done
 	done
 	for ns in $(ip netns list | awk '/^tb_/ {print $1}'); do
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw \
-			net.ipv4.tcp_congestion_control="$cc" ||
-			tb_die "congestion control $cc not available"
-		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1
-		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+		tb_ns_defaults "$ns" "$cc"
 	done
-	# Hosts send packet by packet (see tb_star): no TSO/GSO, one segment
-	# per skb so that pacing is per packet; their NIC is a bucket at R.
+	# Hosts send packet by packet (tb_host_nic); their NIC is a bucket at R.
 	for h in $(seq 1 $((leaves * hpl))); do
-		ns=$(ls_host_ns "$h")
-		ip netns exec "$ns" ethtool -K eth0 tso off gso off >/dev/null ||
-			tb_die "cannot disable TSO/GSO (apt-get install ethtool)"
-		ip -n "$ns" link set dev eth0 gso_max_segs 1 ||
-			tb_die "cannot set gso_max_segs on $ns"
+		ns=$(tb_host "$h")
+		tb_host_nic "$ns"
 		[ "$unl" = 1 ] && continue
 		tc -n "$ns" qdisc add dev eth0 root tbf rate "${rate}mbit" \
 			burst $((2 * mtu)) limit "$buf" ||
@@ -147,7 +132,7 @@ tb_leafspine() {
 ls_warm() {
 	local n=$1 hpl=$2 s pids=() rc=0
 	for s in $(seq 1 "$n"); do
-		ip netns exec "$(ls_host_ns "$s")" bash -c '
+		ip netns exec "$(tb_host "$s")" bash -c '
 			s=$1 n=$2 hpl=$3
 			for d in $(seq 1 "$n"); do
 				[ "$s" = "$d" ] && continue

@@ -12,14 +12,10 @@ RESULTS_DIR/summary.json and summary.csv (one row per algorithm) and prints
 the table. Exits 1, loudly, if any run failed the CPU headroom check: its
 queue would be the VM's CPU, not the switch.
 """
-import json
 import os
-import subprocess
 import sys
 
-from tblib import refuse_if_starved, runs, tool, write_summary
-
-ANALYZE = tool("incast-analyze")
+from tblib import analyze_run, refuse_if_starved, runs, write_summary
 COLUMNS = [("algorithm", "%-15s"), ("avg_throughput_mbps", "%8.2f"),
            ("link_rate_mbps", "%6d"), ("avg_queue_bytes", "%10.0f"),
            ("p99_queue_bytes", "%9d"), ("peak_queue_bytes", "%9d"),
@@ -27,26 +23,15 @@ COLUMNS = [("algorithm", "%-15s"), ("avg_throughput_mbps", "%8.2f"),
 
 
 def analyze(run):
-    with open(os.path.join(run, "params.json")) as f:
-        p = json.load(f)
-    out = os.path.join(run, "summary.json")
-    subprocess.run([ANALYZE, "--qdisc", os.path.join(run, "qdisc.csv"),
-                    "--goodput", os.path.join(run, "goodput.csv"),
-                    "--flows", os.path.join(run, "flows.csv"),
-                    "--algorithm", p["algorithm"],
-                    "--link-mbps", str(p["rate_mbit"]),
-                    "--incast-us", str(p["pre_us"]),
-                    "--end-us", str(p["end_us"]),
-                    "--bdp-bytes", str(p["bdp_bytes"]),
-                    "--json", out], check=True)
-    with open(out) as f:
-        s = json.load(f)
-    with open(os.path.join(run, "headroom.json")) as f:
-        h = json.load(f)
-    s["headroom_mbps"] = h["unlimited_mbps"]
-    s["headroom_ok"] = h["ok"]
-    s["params"] = p
-    return s
+    return analyze_run(run, "incast-analyze", lambda p: [
+        "--qdisc", os.path.join(run, "qdisc.csv"),
+        "--goodput", os.path.join(run, "goodput.csv"),
+        "--flows", os.path.join(run, "flows.csv"),
+        "--algorithm", p["algorithm"],
+        "--link-mbps", str(p["rate_mbit"]),
+        "--incast-us", str(p["pre_us"]),
+        "--end-us", str(p["end_us"]),
+        "--bdp-bytes", str(p["bdp_bytes"])])
 
 
 def main():

@@ -17,14 +17,11 @@ all_fair_time_us, rate_stddev_mbps, throughput_mbps; and prints the table.
 Exits 1, loudly, if any run failed the CPU headroom check: its rates would
 be the VM's CPU, not the link's.
 """
-import json
 import os
 import subprocess
 import sys
 
-from tblib import refuse_if_starved, runs, tool, write_summary
-
-ANALYZE = tool("fairness-analyze")
+from tblib import analyze_run, refuse_if_starved, runs, write_summary
 ROW = ["algorithm", "phase", "flows", "jain_index", "convergence_time_us",
        "all_fair_time_us", "rate_stddev_mbps", "throughput_mbps"]
 COLUMNS = [("algorithm", "%-15s"), ("phase", "%5d"), ("flows", "%5d"),
@@ -34,27 +31,16 @@ COLUMNS = [("algorithm", "%-15s"), ("phase", "%5d"), ("flows", "%5d"),
 
 
 def analyze(run):
-    with open(os.path.join(run, "params.json")) as f:
-        p = json.load(f)
-    out = os.path.join(run, "summary.json")
-    mtu = p["mtu"]
-    subprocess.run([ANALYZE, "--goodput", os.path.join(run, "goodput.csv"),
-                    "--flows", os.path.join(run, "flows.csv"),
-                    "--algorithm", p["algorithm"],
-                    "--link-mbps", str(p["rate_mbit"]),
-                    "--goodput-ratio", "%.6f" % ((mtu - 52) / (mtu + 14)),
-                    "--phase-us", str(p["phase_us"]),
-                    "--phases", str(p["phases"]),
-                    "--settle-us", str(p["settle_us"]),
-                    "--json", out], check=True)
-    with open(out) as f:
-        s = json.load(f)
-    with open(os.path.join(run, "headroom.json")) as f:
-        h = json.load(f)
-    s["headroom_mbps"] = h["unlimited_mbps"]
-    s["headroom_ok"] = h["ok"]
-    s["params"] = p
-    return s
+    # The fair share is in goodput: R less the TCP/IP/Ethernet headers.
+    return analyze_run(run, "fairness-analyze", lambda p: [
+        "--goodput", os.path.join(run, "goodput.csv"),
+        "--flows", os.path.join(run, "flows.csv"),
+        "--algorithm", p["algorithm"],
+        "--link-mbps", str(p["rate_mbit"]),
+        "--goodput-ratio", "%.6f" % ((p["mtu"] - 52) / (p["mtu"] + 14)),
+        "--phase-us", str(p["phase_us"]),
+        "--phases", str(p["phases"]),
+        "--settle-us", str(p["settle_us"])])
 
 
 def main():

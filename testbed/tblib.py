@@ -2,6 +2,7 @@
 """Shared pieces of the testbed's summarize_*.py scripts."""
 import json
 import os
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -23,6 +24,27 @@ def runs(res, prog, marker="params.json"):
         sys.exit("%s: no runs (ALG/%s) under %s" % (prog, marker, res))
     found.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
     return found
+
+
+def analyze_run(run, analyzer, args):
+    """Run @analyzer on one run's raw data; its JSON, with the headroom check
+    and the run's params.json added (headroom_mbps, headroom_ok, params).
+
+    @args(p) gives the analyzer's arguments from params.json; the JSON goes
+    to RUN/summary.json.
+    """
+    with open(os.path.join(run, "params.json")) as f:
+        p = json.load(f)
+    out = os.path.join(run, "summary.json")
+    subprocess.run([tool(analyzer)] + args(p) + ["--json", out], check=True)
+    with open(out) as f:
+        s = json.load(f)
+    with open(os.path.join(run, "headroom.json")) as f:
+        h = json.load(f)
+    s["headroom_mbps"] = h["unlimited_mbps"]
+    s["headroom_ok"] = h["ok"]
+    s["params"] = p
+    return s
 
 
 def refuse_if_starved(checks, what):

@@ -106,6 +106,47 @@ tb_link() { # ns_a dev_a addr_a ns_b dev_b addr_b mtu
 	ip -n "$4" link set "$5" up
 }
 
+# tb_prepare CC: a clean slate for a topology whose namespaces default to
+# congestion control CC.
+tb_prepare() {
+	tb_destroy
+	modprobe -qa veth sch_tbf sch_netem sch_red 2>/dev/null
+	# Only algorithms in the allowed list may be a namespace's default.
+	grep -qw "$1" /proc/sys/net/ipv4/tcp_allowed_congestion_control ||
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$(cat \
+			/proc/sys/net/ipv4/tcp_allowed_congestion_control) $1" ||
+		tb_die "cannot allow congestion control $1"
+}
+
+# tb_ns_defaults NS CC: loopback up, CC the default, ECN on, no cached
+# metrics carried from one flow to the next.
+tb_ns_defaults() {
+	ip -n "$1" link set lo up
+	ip netns exec "$1" sysctl -qw net.ipv4.tcp_congestion_control="$2" ||
+		tb_die "congestion control $2 not available"
+	ip netns exec "$1" sysctl -qw net.ipv4.tcp_ecn=1
+	ip netns exec "$1" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+}
+
+# tb_host_nic NS: the host sends packet by packet, as the paper's do: with
+# TSO/GSO a paced sender emits bursts of up to 1 ms of data, which at a
+# scaled line rate is most of a base RTT and would be a queue of its own.
+tb_host_nic() {
+	ip netns exec "$1" ethtool -K eth0 tso off gso off >/dev/null ||
+		tb_die "cannot disable TSO/GSO (apt-get install ethtool)"
+	# TCP builds GSO skbs whatever the device's features (the stack
+	# segments them in software), and pacing spaces skbs, not segments.
+	# One segment per skb makes pacing per packet.
+	ip -n "$1" link set dev eth0 gso_max_segs 1 ||
+		tb_die "cannot set gso_max_segs on $1"
+}
+
+# tb_ecn_k CC K: the ECN marking threshold for CC: K for DCTCP, which
+# needs it; 0 (a plain FIFO) for everything else.
+tb_ecn_k() {
+	if [ "$1" = dctcp ]; then echo "$2"; else echo 0; fi
+}
+
 # tb_star N_HOSTS — uses TB_RATE_MBIT, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
 # TB_ECN_K_BYTES, TB_CC (default congestion control of every namespace).
 tb_star() {
@@ -113,13 +154,7 @@ tb_star() {
 	local rate=${TB_RATE_MBIT:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
 	local mtu=${TB_MTU:-1500} k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic}
 
-	tb_destroy
-	modprobe -qa veth sch_tbf sch_netem sch_red 2>/dev/null
-	# Only algorithms in the allowed list may be a namespace's default.
-	grep -qw "$cc" /proc/sys/net/ipv4/tcp_allowed_congestion_control ||
-		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$(cat \
-			/proc/sys/net/ipv4/tcp_allowed_congestion_control) $cc" ||
-		tb_die "cannot allow congestion control $cc"
+	tb_prepare "$cc"
 	ip netns add "$TB_SW" && ip netns add "$TB_RCV" ||
 		tb_die "cannot create network namespaces"
 	ip netns exec "$TB_SW" sysctl -qw net.ipv4.ip_forward=1
@@ -134,25 +169,10 @@ tb_star() {
 		ip -n "$ns" route add default via "10.0.$i.1" ||
 			tb_die "cannot create host $i"
 	done
-	for ns in "$TB_SW" "$TB_RCV" $(seq 1 "$n" | sed 's/^/tb_h/'); do
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw \
-			net.ipv4.tcp_congestion_control="$cc" ||
-			tb_die "congestion control $cc not available"
-		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1
-		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
-	done
-	# Hosts send packet by packet, as the paper's do: with TSO/GSO a
-	# paced sender emits bursts of up to 1 ms of data, which at a scaled
-	# line rate is most of a base RTT and would be a queue of its own.
+	tb_ns_defaults "$TB_SW" "$cc"
 	for ns in "$TB_RCV" $(seq 1 "$n" | sed 's/^/tb_h/'); do
-		ip netns exec "$ns" ethtool -K eth0 tso off gso off >/dev/null ||
-			tb_die "cannot disable TSO/GSO (apt-get install ethtool)"
-		# TCP builds GSO skbs whatever the device's features (the
-		# stack segments them in software), and pacing spaces skbs,
-		# not segments. One segment per skb makes pacing per packet.
-		ip -n "$ns" link set dev eth0 gso_max_segs 1 ||
-			tb_die "cannot set gso_max_segs on $ns"
+		tb_ns_defaults "$ns" "$cc"
+		tb_host_nic "$ns"
 	done
 
 	# Base RTT: the RTT of a full-size packet on empty queues, like the

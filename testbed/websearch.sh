@@ -142,14 +142,14 @@ topology() { # unlimited
 	TB_LEAVES=$LEAVES TB_HPL=$HPL TB_RATE_MBIT=$RATE_MBIT \
 	TB_UPLINK_MBIT=$UPLINK_MBIT TB_RTT_US=$RTT_US \
 	TB_BUFFER_BYTES=$BUFFER_BYTES TB_MTU=$MTU TB_CC=$CC TB_UNLIMITED=$1 \
-	TB_ECN_K_BYTES=$([ "$CC" = dctcp ] && echo "$ECN_K_BYTES" || echo 0) \
+	TB_ECN_K_BYTES=$(tb_ecn_k "$CC" "$ECN_K_BYTES") \
 		tb_leafspine
 }
 
 listeners() {
 	local h
 	for h in $(seq 1 "$HOSTS"); do
-		echo "--listen $(ls_host_ns "$h"),$(ls_host_addr "$h" "$HPL"),5001"
+		echo "--listen $(tb_host "$h"),$(ls_host_addr "$h" "$HPL"),5001"
 	done
 }
 
@@ -188,7 +188,7 @@ headroom() {
 		listeners
 		for h in $(seq 1 "$HOSTS"); do
 			d=$(((h - 1 + HPL) % HOSTS + 1))
-			echo "--flow $h,$(ls_host_ns "$h"),$(ls_host_addr "$d" "$HPL"),5001,0,0,$hd"
+			echo "--flow $h,$(tb_host "$h"),$(ls_host_addr "$d" "$HPL"),5001,0,0,$hd"
 		done
 	} > "$WORK/headroom/args"
 	# shellcheck disable=SC2046
@@ -251,7 +251,7 @@ JSON
  "prop_rtt_cross_us": $((8 * PROP_US)), "tau_us": $TAU_US,
  "tau_rule": "largest base RTT (cross-leaf) unless --tau-us",
  "buffer_bytes": $BUFFER_BYTES, "mtu": $MTU,
- "ecn_k_bytes": $([ "$CC" = dctcp ] && echo "$ECN_K_BYTES" || echo 0),
+ "ecn_k_bytes": $(tb_ecn_k "$CC" "$ECN_K_BYTES"),
  "offered_mbps": $offered, "last_start_us": $last,
  "drain_us": $drain, "end_us": $end, "seed": $SEED,
  "tcpflows_status": $rc, "guest_seconds": $virt,
