@@ -28,21 +28,23 @@ static inline void tcp_snd_cwnd_set(struct tcp_sock *tp, u32 val)
 }
 #endif
 
-static void powertcp_cong_control(struct sock *sk,
-				  const struct rate_sample *rs);
-
-/* Adapter with the cong_control signature of the kernel being built. */
+/*
+ * POWERTCP_CONG_CONTROL(name, fn) defines @name, a cong_control callback
+ * with the signature of the kernel being built, that calls
+ * fn(sk, rate_sample).
+ */
 #ifdef POWERTCP_HAVE_CONG_CONTROL_ACK
-static void powertcp_cong_control_hook(struct sock *sk, u32 ack, int flag,
-				       const struct rate_sample *rs)
-{
-	powertcp_cong_control(sk, rs);
+#define POWERTCP_CONG_CONTROL(name, fn)					\
+static void name(struct sock *sk, u32 ack, int flag,			\
+		 const struct rate_sample *rs)				\
+{									\
+	fn(sk, rs);							\
 }
 #else
-static void powertcp_cong_control_hook(struct sock *sk,
-				       const struct rate_sample *rs)
-{
-	powertcp_cong_control(sk, rs);
+#define POWERTCP_CONG_CONTROL(name, fn)					\
+static void name(struct sock *sk, const struct rate_sample *rs)		\
+{									\
+	fn(sk, rs);							\
 }
 #endif
 

@@ -172,6 +172,8 @@ static void powertcp_cong_control(struct sock *sk,
 	powertcp_apply(sk, ca, &p, rs->rtt_us);
 }
 
+POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)
+
 /* No slow start and no multiplicative decrease on loss. */
 static u32 powertcp_ssthresh(struct sock *sk)
 {
