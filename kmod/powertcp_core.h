@@ -51,6 +51,7 @@ typedef __u32 u32;
 typedef __u64 u64;
 typedef __s64 s64;
 #define BIT_ULL(n)	(1ULL << (n))
+#define BIT(n)		(1UL << (n))
 static inline u64 div64_u64(u64 a, u64 b)
 {
 	return a / b;
@@ -69,6 +70,24 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define PT_PPM			1000000U
 #define PT_PERMILLE		1000U
 
+/*
+ * Law variants (pt_params.variant, a bit mask), for PowerTCP-evo's search.
+ * θ-PowerTCP runs variant 0, the paper's law.
+ *
+ * PT_VAR_GRAD_BASELINE: the RTT gradient is taken against a reference
+ *	sample at least H/4 old, not the previous ACK's. Back-to-back samples
+ *	differ by whole packets of queue (one packet is 10% of a 10-packet
+ *	BDP), so their gradient is mostly quantization noise, and the floor on
+ *	(dθ/dt + 1) clips only its negative half.
+ * PT_VAR_QDELAY: power is computed from the queueing delay the flow sees,
+ *	RTT - min RTT, on top of τ, not from the raw RTT: a configured τ that
+ *	differs from the path's real base RTT then no longer moves the
+ *	operating point.
+ */
+#define PT_VAR_GRAD_BASELINE	BIT(0)
+#define PT_VAR_QDELAY		BIT(1)
+#define PT_VAR_ALL		(PT_VAR_GRAD_BASELINE | PT_VAR_QDELAY)
+
 /* Tunables, shared by every flow of one algorithm. */
 struct pt_params {
 	u32 gamma;		/* EWMA weight γ, Q10, 1..1024 */
@@ -81,6 +100,7 @@ struct pt_params {
 	u32 smooth_pct;		/* smoothing horizon H, percent of τ */
 	u32 base_rtt_us;	/* τ in µs; 0 = per-flow minimum RTT */
 	u32 line_rate_mbps;	/* host line rate, Mb/s */
+	u32 variant;		/* PT_VAR_* mask; 0 = the paper's law */
 };
 
 /* Per-flow state; must fit in the kernel's icsk_ca_priv (104 bytes). */
@@ -89,6 +109,10 @@ struct pt_flow {
 	u64 rtt_prev_ns;	/* previous RTT sample, ns (< 2^34; 0: none) */
 	u64 wnd;		/* current window, packets Q10 */
 	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
+	u64 grad_rtt_ns;	/* PT_VAR_GRAD_BASELINE: reference sample, */
+	u64 grad_t_ns;		/* at least H/4 old once set (0: none) */
+	u64 mid_rtt_ns;		/* and the next one, at most H/4 old */
+	u64 mid_t_ns;
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
 };
@@ -157,6 +181,10 @@ static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
 
 	f->t_prev_ns = now_ns;
 	f->rtt_prev_ns = 0;
+	f->grad_rtt_ns = 0;
+	f->grad_t_ns = 0;
+	f->mid_rtt_ns = 0;
+	f->mid_t_ns = 0;
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;
 	if (p->base_rtt_us) {
@@ -202,6 +230,27 @@ static inline u64 pt_norm_power(const struct pt_params *p, u64 rtt_ns,
 }
 
 /*
+ * PT_VAR_GRAD_BASELINE: the sample to differentiate against. Keeps two
+ * references, moved every H/4: the older one is then between H/4 and H/2
+ * old. Until it exists, the previous sample serves.
+ */
+static inline void pt_grad_ref(struct pt_flow *f, u64 horizon, u64 rtt_ns,
+			       u64 now_ns, u64 *ref_rtt, u64 *ref_t)
+{
+	if (!f->mid_t_ns || now_ns - f->mid_t_ns >= horizon / 4 ||
+	    now_ns < f->mid_t_ns) {
+		f->grad_rtt_ns = f->mid_rtt_ns;
+		f->grad_t_ns = f->mid_t_ns;
+		f->mid_rtt_ns = rtt_ns;
+		f->mid_t_ns = now_ns;
+	}
+	if (f->grad_t_ns && now_ns > f->grad_t_ns) {
+		*ref_rtt = f->grad_rtt_ns;
+		*ref_t = f->grad_t_ns;
+	}
+}
+
+/*
  * Process one RTT sample @rtt_us taken at @now_ns; updates Γ_smooth and the
  * window. @mss is the flow's current segment size. Returns nothing: read
  * f->wnd / pt_pacing_rate() afterwards.
@@ -211,6 +260,7 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 {
 	u64 rtt_ns, rtt_prev = f->rtt_prev_ns;
 	u64 dt, tau, horizon, delta, norm, target_wnd, beta, wnd;
+	u64 ref_rtt, ref_t, pwr_rtt;
 
 	rtt_us = pt_clamp(rtt_us, 1, PT_TIME_MAX_NS / 1000);
 	rtt_ns = rtt_us * 1000;
@@ -228,10 +278,27 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 
 	dt = now_ns > f->t_prev_ns ? now_ns - f->t_prev_ns : 1;
 	dt = pt_min(dt, PT_TIME_MAX_NS);
-	norm = pt_norm_power(p, rtt_ns, rtt_prev, dt, tau);
+	horizon = pt_max(div64_u64(tau * p->smooth_pct, 100), 1);
+
+	/* The gradient's baseline and the RTT that power is computed from. */
+	ref_rtt = rtt_prev;
+	ref_t = f->t_prev_ns;
+	if (p->variant & PT_VAR_GRAD_BASELINE)
+		pt_grad_ref(f, horizon, rtt_ns, now_ns, &ref_rtt, &ref_t);
+	pwr_rtt = rtt_ns;
+	if (p->variant & PT_VAR_QDELAY) {
+		/* τ + queueing delay; min RTT <= RTT, both < 2^34. */
+		pwr_rtt = pt_min(tau + rtt_ns - (u64)f->min_rtt_us * 1000,
+				 PT_TIME_MAX_NS);
+		ref_rtt = pt_min(tau + pt_max(ref_rtt, (u64)f->min_rtt_us *
+					       1000) -
+				 (u64)f->min_rtt_us * 1000, PT_TIME_MAX_NS);
+	}
+	norm = pt_norm_power(p, pwr_rtt, ref_rtt,
+			     pt_clamp(now_ns - pt_min(ref_t, now_ns), 1,
+				      PT_TIME_MAX_NS), tau);
 
 	/* Γ_smooth: EWMA over the horizon H, weight Δ/H (Γ < 2^25, H < 2^35). */
-	horizon = pt_max(div64_u64(tau * p->smooth_pct, 100), 1);
 	delta = pt_min(dt, horizon);
 	f->power = (u32)pt_clamp(div64_u64(f->power * (horizon - delta) +
 					   norm * delta, horizon),

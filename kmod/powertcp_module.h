@@ -67,7 +67,7 @@ static const struct kernel_param_ops powertcp_param_ops = {
 			&powertcp_param_##name, 0644);			\
 	__MODULE_INFO(parm, powertcp_desc_##name, #name ":" desc	\
 		      " (default " __stringify(def) ", range "		\
-		      #lo ".." #hi ")")
+		      __stringify(lo) ".." __stringify(hi) ")")
 
 POWERTCP_PARAM(gamma, POWERTCP_DEF_GAMMA, 1, 1024,
 	       "EWMA weight gamma, in 1/1024");
@@ -89,6 +89,8 @@ POWERTCP_PARAM(base_rtt_us, POWERTCP_DEF_BASE_RTT_US, 0, 10000000,
 	       "base RTT tau, in us; 0 = auto, each flow's minimum RTT");
 POWERTCP_PARAM(line_rate_mbps, POWERTCP_DEF_LINE_RATE_MBPS, 1, 400000,
 	       "host line rate, in Mbit/s");
+POWERTCP_PARAM(variant, POWERTCP_DEF_VARIANT, 0, POWERTCP_MAX_VARIANT,
+	       "control-law variant, a mask of powertcp_core.h's PT_VAR_*");
 
 /* Per-connection state, in icsk_ca_priv. */
 struct powertcp_sock {
@@ -110,6 +112,7 @@ static void powertcp_read_params(struct pt_params *p)
 	p->smooth_pct = READ_ONCE(powertcp_param_smooth_pct.val);
 	p->base_rtt_us = READ_ONCE(powertcp_param_base_rtt_us.val);
 	p->line_rate_mbps = READ_ONCE(powertcp_param_line_rate_mbps.val);
+	p->variant = READ_ONCE(powertcp_param_variant.val);
 }
 
 /* Push the flow's window and rate into the socket. */

@@ -19,6 +19,8 @@
 #define POWERTCP_DEF_SMOOTH_PCT			100
 #define POWERTCP_DEF_BASE_RTT_US		0
 #define POWERTCP_DEF_LINE_RATE_MBPS		25000
+#define POWERTCP_DEF_VARIANT			0
+#define POWERTCP_MAX_VARIANT			0	/* the paper's law only */
 
 #define CREATE_TRACE_POINTS
 #include "powertcp_trace.h"

@@ -53,6 +53,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	p.smooth_pct = in_range(&r, 1, 100);
 	p.base_rtt_us = in_range(&r, 0, 10000000);
 	p.line_rate_mbps = in_range(&r, 1, PT_LINE_RATE_MAX_MBPS);
+	p.variant = in_range(&r, 0, PT_VAR_ALL);
 	mss = in_range(&r, 1, 65535);
 	t = take(&r, 8) >> 1;
 

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the control-law variants of kmod/powertcp_core.h
+ * (PT_VAR_*, PowerTCP-evo's search space): each variant does what its
+ * comment says, variant 0 is θ-PowerTCP's law exactly, and every variant
+ * keeps the state within bounds. Built with the sanitizers of test_core.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../powertcp_core.h"
+#include "invariants.h"
+#include "tap.h"
+
+#define MSS	1448
+#define US	1000ULL
+
+/* θ-PowerTCP's parameters on a 100 Mb/s line, τ = 1 ms (BDP 8.6 packets). */
+static struct pt_params params(u32 variant)
+{
+	struct pt_params p = {
+		.gamma = 717, .beta_ppm = 6000, .target_permille = 1050,
+		.grad_floor_permille = 500, .power_floor_permille = 10,
+		.min_rate_ppm = 4000, .init_rate_ppm = 1000000,
+		.smooth_pct = 100, .base_rtt_us = 1000,
+		.line_rate_mbps = 100, .variant = variant,
+	};
+	return p;
+}
+
+/*
+ * A queue that steps by one packet (116 us at 100 Mb/s) every other ACK,
+ * ACKs 58 us apart: @n samples, last Γ_norm is what the step leaves.
+ */
+static u32 feed_steps(struct pt_flow *f, const struct pt_params *p, int n,
+		      u64 base_us)
+{
+	u64 t = 1000 * US;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		u64 rtt = base_us + (i / 2 % 2) * 116;
+
+		t += 58 * US;
+		pt_on_rtt(f, p, rtt, t, MSS);
+	}
+	return f->power;
+}
+
+/*
+ * Variant 0 is θ's law: it never reads the variants' state, so scrambling
+ * that state leaves every step bit-identical.
+ */
+static void test_variant0_is_theta(void)
+{
+	struct pt_params p = params(0);
+	struct pt_flow a, b;
+	u64 t = 0;
+	int i;
+
+	pt_flow_init(&a, &p, 10, MSS, 0);
+	b = a;
+	srandom(7);
+	for (i = 0; i < 20000; i++) {
+		u64 rtt = 1000 + random() % 3000;
+
+		t += 1 + random() % 2000000;
+		pt_on_rtt(&a, &p, rtt, t, MSS);
+		b.grad_rtt_ns = random();
+		b.grad_t_ns = random();
+		b.mid_rtt_ns = random();
+		b.mid_t_ns = random();
+		pt_on_rtt(&b, &p, rtt, t, MSS);
+		if (i % 7 == 0) {
+			pt_update_reference(&a);
+			pt_update_reference(&b);
+		}
+	}
+	CHECK(a.wnd == b.wnd && a.power == b.power, "diverged");
+}
+
+/*
+ * Per-ACK packet steps of the queue: θ's gradient sees ±2 (one packet in
+ * one ACK gap), clipped below at 0.5, so Γ is inflated; against a baseline
+ * H/4 old the step is a gradient of at most 116/250 and Γ stays near its
+ * mean RTT / target.
+ */
+static void test_grad_baseline_damps_steps(void)
+{
+	struct pt_params p0 = params(0), p1 = params(PT_VAR_GRAD_BASELINE);
+	struct pt_flow f0, f1;
+	double g0, g1, mean = (1058.0 / 1050);
+
+	pt_flow_init(&f0, &p0, 10, MSS, 0);
+	pt_flow_init(&f1, &p1, 10, MSS, 0);
+	g0 = (double)feed_steps(&f0, &p0, 400, 1000) / PT_POWER_ONE;
+	g1 = (double)feed_steps(&f1, &p1, 400, 1000) / PT_POWER_ONE;
+	CHECK(g0 > mean * 1.15, "theta: power %.3f not inflated (mean %.3f)",
+	      g0, mean);
+	CHECK(fabs(g1 - mean) < 0.1 * mean, "baseline: power %.3f, mean %.3f",
+	      g1, mean);
+}
+
+/* The baseline is between H/4 and H/2 old once set. */
+static void test_grad_baseline_age(void)
+{
+	struct pt_params p = params(PT_VAR_GRAD_BASELINE);
+	struct pt_flow f;
+	u64 t = 5000 * US, h = p.base_rtt_us * US;
+	int i, bad = 0;
+
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	for (i = 0; i < 3000; i++) {
+		t += (13 + i % 97) * US;
+		pt_on_rtt(&f, &p, 1000 + i % 50, t, MSS);
+		if (i > 50 && (t - f.grad_t_ns < h / 4 || t - f.grad_t_ns >
+			       h / 2 + 110 * US))
+			bad++;
+	}
+	CHECK(!bad, "%d samples with a baseline outside [H/4, H/2]", bad);
+}
+
+/*
+ * PT_VAR_QDELAY: with τ configured 20% above the path's real base RTT, θ
+ * sees power well below 1 on an empty path (and would build a queue to
+ * reach 1); on queueing delay, power on the empty path is 1/target.
+ */
+static void test_qdelay_ignores_tau_error(void)
+{
+	struct pt_params p0 = params(0), p2 = params(PT_VAR_QDELAY);
+	struct pt_flow f0, f2;
+	u64 t = 0;
+	int i;
+
+	pt_flow_init(&f0, &p0, 10, MSS, 0);
+	pt_flow_init(&f2, &p2, 10, MSS, 0);
+	for (i = 0; i < 200; i++) {
+		t += 100 * US;
+		pt_on_rtt(&f0, &p0, 833, t, MSS);	/* base = τ / 1.2 */
+		pt_on_rtt(&f2, &p2, 833, t, MSS);
+	}
+	CHECK(fabs((double)f0.power / PT_POWER_ONE - 833.0 / 1050) < 0.01,
+	      "theta: power %.3f", (double)f0.power / PT_POWER_ONE);
+	CHECK(fabs((double)f2.power / PT_POWER_ONE - 1000.0 / 1050) < 0.01,
+	      "qdelay: power %.3f", (double)f2.power / PT_POWER_ONE);
+}
+
+/* Every variant keeps the invariants on random inputs at the extremes. */
+static void test_variants_bounded(void)
+{
+	u32 v;
+	int i;
+
+	srandom(11);
+	for (v = 0; v <= PT_VAR_ALL; v++) {
+		struct pt_params p = params(v);
+		struct pt_flow f;
+		u64 t = random();
+		const char *why = NULL;
+
+		p.base_rtt_us = v & 1 ? 0 : 1 + random() % 10000000;
+		p.line_rate_mbps = 1 + random() % PT_LINE_RATE_MAX_MBPS;
+		pt_flow_init(&f, &p, 10, MSS, t);
+		for (i = 0; i < 100000 && !why; i++) {
+			u64 rtt = (u64)random() << (random() % 16);
+
+			t += (u64)random() << (random() % 12);
+			pt_on_rtt(&f, &p, rtt, t, MSS);
+			if (i % 3 == 0)
+				pt_update_reference(&f);
+			why = pt_check_invariants(&f, &p, MSS, rtt);
+		}
+		CHECK(!why, "variant %u: %s", v, why);
+	}
+}
+
+int main(void)
+{
+	tap_plan(5);
+	RUN(test_variant0_is_theta);
+	RUN(test_grad_baseline_damps_steps);
+	RUN(test_grad_baseline_age);
+	RUN(test_qdelay_ignores_tau_error);
+	RUN(test_variants_bounded);
+	return tap_done();
+}

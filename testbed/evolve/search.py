@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Evolve powertcp_evo on the real-kernel testbed (make evolve).
+
+    testbed/evolve/search.py [--trials N] [--jobs 2] [--study NAME]
+        [--storage URL] [--out results/evolve] [--kernel 6.1]
+
+An Optuna study (TPE sampler) over powertcp_evo's module parameters and its
+law variant (the `variant` parameter: the named variants of
+kmod/powertcp_core.h). Each trial is one testbed/evolve/evaluate.py run: the
+training suite in one -icount guest, objective the mean combined score.
+The study lives in --storage (default: SQLite at OUT/study.db), so a search
+resumes where it stopped, in this session or a later one, and several
+machines can run workers against one shared PostgreSQL/MySQL URL.
+
+Writes OUT/history.csv (every trial: parameters, score and its components),
+OUT/best.json and OUT/best.png (best score against trial), and each trial's
+raw data under OUT/trials/NNNN/.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# The search space: module parameter -> (low, high, log scale).
+SPACE = {
+    "gamma": (512, 1024, False),
+    "beta_ppm": (500, 30000, True),
+    "target_permille": (1000, 1200, False),
+    "grad_floor_permille": (0, 1000, False),
+    "smooth_pct": (10, 100, False),
+    "init_rate_ppm": (50000, 1000000, True),
+}
+VARIANTS = [0, 1, 2]
+# θ-PowerTCP's own parameters, enqueued first so the study starts from them.
+THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
+         "grad_floor_permille": 500, "smooth_pct": 100,
+         "init_rate_ppm": 1000000}
+COMPONENTS = ["combined_score", "link_fraction", "avg_queue_bytes",
+              "p99_queue_bytes", "drain_time_us", "jain_index"]
+
+
+def die(msg):
+    sys.exit("search: " + msg)
+
+
+def need_optuna():
+    try:
+        import optuna  # noqa: F401
+    except ImportError:
+        die("python3-optuna missing (apt-get install python3-optuna)")
+
+
+def evaluate(trial, out, kernel, lock, progress):
+    need = dict(trial.params)
+    tdir = os.path.join(out, "trials", "%04d" % trial.number)
+    cmd = [sys.executable, os.path.join(HERE, "evaluate.py"), "--out", tdir,
+           "--kernel", kernel]
+    for k, v in sorted(need.items()):
+        cmd += ["--param", "%s=%d" % (k, v)]
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        with lock:
+            print("trial %d failed: %s" % (trial.number,
+                                            r.stderr.strip()[-300:]))
+        raise RuntimeError("evaluation failed")
+    with open(os.path.join(tdir, "score.json")) as f:
+        res = json.load(f)
+    agg = res["aggregate"]
+    for k in COMPONENTS:
+        trial.set_user_attr(k, agg[k]["mean"])
+        trial.set_user_attr(k + "_min", agg[k]["min"])
+    trial.set_user_attr("cases", {c: v["combined_score"]
+                                  for c, v in res["cases"].items()})
+    with lock:
+        progress["done"] += 1
+        print("[%d/%d] trial %d: score %8.2f  link %5.1f%%  queue %6.0f B"
+              "  (%.0f s)  %s" % (
+                  progress["done"], progress["total"], trial.number,
+                  res["score"], 100 * agg["link_fraction"]["mean"],
+                  agg["avg_queue_bytes"]["mean"], time.time() - t0,
+                  " ".join("%s=%d" % kv for kv in sorted(need.items()))),
+              flush=True)
+    return res["score"]
+
+
+def objective_factory(out, kernel, lock, progress):
+    def objective(trial):
+        trial.suggest_categorical("variant", VARIANTS)
+        for name, (lo, hi, log) in SPACE.items():
+            trial.suggest_int(name, lo, hi, log=log)
+        return evaluate(trial, out, kernel, lock, progress)
+    return objective
+
+
+def write_outputs(study, out):
+    import optuna
+    trials = [t for t in study.trials
+              if t.state == optuna.trial.TrialState.COMPLETE]
+    trials.sort(key=lambda t: t.number)
+    keys = ["variant"] + list(SPACE)
+    with open(os.path.join(out, "history.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["trial", "score"] + keys + COMPONENTS +
+                   [c + "_min" for c in COMPONENTS])
+        for t in trials:
+            w.writerow([t.number, "%.3f" % t.value] +
+                       [t.params.get(k, "") for k in keys] +
+                       [t.user_attrs.get(c, "") for c in COMPONENTS] +
+                       [t.user_attrs.get(c + "_min", "") for c in COMPONENTS])
+    if not trials:
+        return
+    best = study.best_trial
+    with open(os.path.join(out, "best.json"), "w") as f:
+        json.dump({"trial": best.number, "score": best.value,
+                   "params": best.params, "components": best.user_attrs,
+                   "raw": os.path.join("trials", "%04d" % best.number)},
+                  f, indent=1)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    xs = [t.number for t in trials]
+    ys = [t.value for t in trials]
+    run, bests = float("-inf"), []
+    for y in ys:
+        run = max(run, y)
+        bests.append(run)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.scatter(xs, [max(y, -300) for y in ys], s=14, color="#999999",
+               label="trial (clipped at -300)")
+    ax.step(xs, bests, where="post", color="#d62728", label="best so far")
+    base = [t.value for t in trials if t.params == THETA]
+    if base:
+        ax.axhline(base[0], color="#1f77b4", ls="--",
+                   label="θ-PowerTCP's parameters")
+    ax.set_xlabel("trial")
+    ax.set_ylabel("mean combined score (training suite)")
+    ax.set_title("powertcp_evo search on the real-kernel incast")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "best.png"), dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap.add_argument("--trials", type=int, default=40)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--study", default="powertcp_evo")
+    ap.add_argument("--storage")
+    ap.add_argument("--out", default=os.path.join(ROOT, "results", "evolve"))
+    ap.add_argument("--kernel", default="6.1", choices=["6.1", "6.12"])
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    if not 1 <= args.jobs <= 8:
+        die("--jobs: 1 to 8")
+    if args.trials < 0:
+        die("--trials: not negative")
+    need_optuna()
+    import optuna
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    storage = args.storage or "sqlite:///" + os.path.join(out, "study.db")
+    sampler = optuna.samplers.TPESampler(seed=args.seed,
+                                         n_startup_trials=10)
+    study = optuna.create_study(study_name=args.study, storage=storage,
+                                direction="maximize", sampler=sampler,
+                                load_if_exists=True)
+    if not study.trials:
+        study.enqueue_trial(THETA)
+    done = sum(t.state == optuna.trial.TrialState.COMPLETE
+               for t in study.trials)
+    print("study %s in %s: %d trials done, running %d more, %d at a time"
+          % (args.study, storage, done, args.trials, args.jobs), flush=True)
+    lock = threading.Lock()
+    progress = {"done": 0, "total": args.trials}
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study.optimize(objective_factory(out, args.kernel, lock, progress),
+                   n_trials=args.trials, n_jobs=args.jobs,
+                   catch=(RuntimeError,))
+    write_outputs(study, out)
+    if any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials):
+        b = study.best_trial
+        print("best: trial %d, score %.2f, %s" % (
+            b.number, b.value, " ".join("%s=%d" % kv
+                                        for kv in sorted(b.params.items()))))
+    print("history: %s/history.csv, plot: %s/best.png" % (out, out))
+
+
+if __name__ == "__main__":
+    main()
