@@ -325,13 +325,35 @@ static inline void pt_update_reference(struct pt_flow *f)
 }
 
 /*
- * Window in whole packets for snd_cwnd. The law's window W sets the pacing
- * rate W/τ; to send at that rate, W * RTT/τ must be allowed in flight. On a
- * real host the RTT of an empty path exceeds τ (host latency, the
- * serialization jitter of the flow's own packets), and a snd_cwnd of W
- * would throttle the rate the law chose and clock the flow out in bursts.
- * So snd_cwnd = W * max(srtt, τ)/τ, rounded up, at least @min_pkts. The
- * ratio is Q10 and capped at 1024 (2^20), so W * ratio < 2^62.
+ * Realizing the law's window W on a TCP socket (the module's mapping; the
+ * law itself is above). W is a rate, W/τ, and a window: at that rate
+ * W * RTT/τ is in flight.
+ *
+ *   snd_cwnd = ceil(W * max(srtt, τ)/τ), at least PT_CWND_MIN = 1 packet
+ *   pacing   = PT_PACING_GAIN * W/τ, at most the line rate
+ *
+ * The window binds and sets the ACK clock; pacing only spreads each window
+ * over 1/PT_PACING_GAIN of an RTT, and carries on its own the windows too
+ * small to bind (below 1/PT_PACING_GAIN packet). Pacing alone at exactly
+ * W/τ, with snd_cwnd floored at 2 as before, measured badly in the
+ * testbed (docs/DESIGN.md): with sub-packet windows (11 flows on a
+ * 10-packet BDP) nothing clocks the flows, their rates dip together and
+ * the link idled 10% of the time; in the fairness run a flow sat at 0.4x
+ * its share. max(srtt, τ): on a real host the RTT of an empty path
+ * exceeds τ (host latency, the flow's own serialization), and a snd_cwnd
+ * of W would throttle the rate the law chose.
+ *
+ * A floor of one packet adds no delayed-ACK exposure: a window that small
+ * already sends one segment per RTT or less, which a receiver that delays
+ * ACKs answers late whatever snd_cwnd is (see the README on quickack).
+ */
+#define PT_CWND_MIN		1
+#define PT_PACING_GAIN_NUM	5
+#define PT_PACING_GAIN_DEN	4
+
+/*
+ * snd_cwnd in whole packets (see above), at least @min_pkts. The ratio
+ * max(srtt, τ)/τ is Q10 and capped at 1024 (2^20), so W * ratio < 2^62.
  */
 static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 			       const struct pt_params *p, u64 srtt_us,
@@ -346,7 +368,7 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 }
 
 /*
- * Pacing rate in bytes/s: cwnd / τ, capped at the line rate.
+ * The law's rate in bytes/s: W / τ, capped at the line rate.
  * bytes = wnd * mss < 2^58 (Q10). rate = bytes * 10^9 / τ is computed as
  * q * 10^9 + r * 10^9 / τ with q, r = divmod(bytes, τ): τ <= 2^34 keeps
  * r * 10^9 < 2^64, and q >= 2^34 means a rate far above any line rate.
@@ -365,6 +387,16 @@ static inline u64 pt_pacing_rate(const struct pt_flow *f,
 		return line;
 	rate_q = q * 1000000000 + div64_u64(r * 1000000000, tau);
 	return pt_min(rate_q >> PT_WND_SHIFT, line);
+}
+
+/* sk_pacing_rate, bytes/s: the law's rate times the pacing gain, capped. */
+static inline u64 pt_sk_pacing_rate(const struct pt_flow *f,
+				    const struct pt_params *p, u32 mss)
+{
+	u64 rate = pt_pacing_rate(f, p, mss);	/* < 2^46 */
+
+	return pt_min(div64_u64(rate * PT_PACING_GAIN_NUM, PT_PACING_GAIN_DEN),
+		      (u64)p->line_rate_mbps * 125000);
 }
 
 #endif /* _POWERTCP_CORE_H */

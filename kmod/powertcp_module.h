@@ -121,9 +121,9 @@ static void powertcp_apply(struct sock *sk, struct powertcp_sock *ca,
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
-	u32 cwnd = min(pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3, 2),
-		       tp->snd_cwnd_clamp);
-	u64 rate = pt_pacing_rate(&ca->flow, p, mss);
+	u32 cwnd = min(pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3,
+				    PT_CWND_MIN), tp->snd_cwnd_clamp);
+	u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
 
 	tcp_snd_cwnd_set(tp, cwnd);
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
