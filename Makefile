@@ -12,6 +12,9 @@
 #   make fairness        four flows arriving and leaving (results/fairness/)
 #   make websearch       web-search FCT slowdowns (results/websearch/)
 #   make reproduce       all three, and docs/RESULTS.md
+#   make evolve          the evolution search of powertcp_evo (results/evolve/;
+#                        resumes; TRIALS=N more trials, default 40)
+#   make evolve-rankcheck  short windows vs full-length runs on a sample
 #   make tools           the userspace tools (userspace-tools/bin/)
 #   make unit            only the userspace unit tests of the control law
 
@@ -67,5 +70,14 @@ reproduce:
 	bash testbed/run.sh websearch
 	python3 testbed/report.py
 
+TRIALS ?= 40
+evolve:
+	bash scripts/setup.sh
+	python3 testbed/evolve/search.py --trials $(TRIALS)
+
+evolve-rankcheck:
+	python3 testbed/evolve/rankcheck.py
+
+.PHONY: evolve evolve-rankcheck
 .PHONY: all modules install clean distclean tools unit check incast fairness websearch \
 	reproduce

@@ -83,10 +83,17 @@ static inline u64 div64_u64(u64 a, u64 b)
  *	RTT - min RTT, on top of τ, not from the raw RTT: a configured τ that
  *	differs from the path's real base RTT then no longer moves the
  *	operating point.
+ * PT_VAR_FAST_REF: the reference window also advances every τ, not only
+ *	once per RTT. Under a standing queue an RTT is many τ long (a 10:1
+ *	incast that starts at line rate queues 10 BDP, so RTT = 11τ), and the
+ *	law could cut the window only once per such RTT: the queue drains in
+ *	tens of base RTTs. At the operating point RTT ≈ τ and nothing changes.
  */
 #define PT_VAR_GRAD_BASELINE	BIT(0)
 #define PT_VAR_QDELAY		BIT(1)
-#define PT_VAR_ALL		(PT_VAR_GRAD_BASELINE | PT_VAR_QDELAY)
+#define PT_VAR_FAST_REF		BIT(2)
+#define PT_VAR_ALL		(PT_VAR_GRAD_BASELINE | PT_VAR_QDELAY | \
+				 PT_VAR_FAST_REF)
 
 /* Tunables, shared by every flow of one algorithm. */
 struct pt_params {
@@ -113,6 +120,7 @@ struct pt_flow {
 	u64 grad_t_ns;		/* at least H/4 old once set (0: none) */
 	u64 mid_rtt_ns;		/* and the next one, at most H/4 old */
 	u64 mid_t_ns;
+	u64 ref_t_ns;		/* time of the last reference update */
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
 };
@@ -185,6 +193,7 @@ static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
 	f->grad_t_ns = 0;
 	f->mid_rtt_ns = 0;
 	f->mid_t_ns = 0;
+	f->ref_t_ns = now_ns;
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;
 	if (p->base_rtt_us) {
@@ -318,10 +327,23 @@ out:
 	f->wnd = pt_clamp(wnd, pt_wnd_lo(p, tau, mss), pt_wnd_hi(p, tau, mss));
 }
 
-/* Advance the reference window: called once per RTT. */
+/*
+ * Advance the reference window: called once per RTT, and whenever
+ * pt_reference_due() says so. Stamped with the last sample's time.
+ */
 static inline void pt_update_reference(struct pt_flow *f)
 {
 	f->wnd_old = f->wnd;
+	f->ref_t_ns = f->t_prev_ns;
+}
+
+/* PT_VAR_FAST_REF: a τ has passed since the last reference update. */
+static inline int pt_reference_due(const struct pt_flow *f,
+				   const struct pt_params *p)
+{
+	return (p->variant & PT_VAR_FAST_REF) &&
+	       f->t_prev_ns - f->ref_t_ns >= pt_tau_ns(p, f) &&
+	       f->t_prev_ns > f->ref_t_ns;
 }
 
 /*

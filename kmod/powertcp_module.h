@@ -167,8 +167,12 @@ static void powertcp_cong_control(struct sock *sk,
 		pt_on_rtt(&ca->flow, &p, rs->rtt_us, tp->tcp_clock_cache,
 			  max_t(u32, tp->mss_cache, 1));
 
-	/* Once per RTT: all data sent at the last update is now acked. */
-	if (!before(tp->snd_una, ca->ref_seq)) {
+	/*
+	 * Once per RTT: all data sent at the last update is now acked (or
+	 * sooner where the law's variant asks for it).
+	 */
+	if (!before(tp->snd_una, ca->ref_seq) ||
+	    pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
 		ca->ref_seq = tp->snd_nxt;
 	}

@@ -20,7 +20,7 @@
 #define POWERTCP_DEF_BASE_RTT_US		0
 #define POWERTCP_DEF_LINE_RATE_MBPS		25000
 #define POWERTCP_DEF_VARIANT			0
-#define POWERTCP_MAX_VARIANT			3	/* PT_VAR_ALL */
+#define POWERTCP_MAX_VARIANT			7	/* PT_VAR_ALL */
 
 #define CREATE_TRACE_POINTS
 #include "powertcp_trace.h"

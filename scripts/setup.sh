@@ -55,7 +55,7 @@ if [ -f "$STAMP" ] && [ -x "$ROOT/build/checkpatch/scripts/checkpatch.pl" ]; the
 	. "$STAMP"
 	all=1
 	for p in qemu-system-x86 sparse iperf3 ethtool busybox-static clang \
-		 libclang-rt-14-dev python3-matplotlib \
+		 libclang-rt-14-dev python3-matplotlib python3-optuna \
 		 "linux-image-${KVER_61:-none}" "linux-headers-${KVER_61:-none}" \
 		 "linux-image-${KVER_612:-none}" "linux-headers-${KVER_612:-none}"; do
 		installed "$p" || { all=0; break; }
@@ -108,7 +108,7 @@ v612=$(kver_of "$img612")
 
 pkgs=(build-essential bc flex bison kmod cpio xz-utils zstd busybox-static
       qemu-system-x86 sparse iperf3 iproute2 ethtool python3 python3-matplotlib
-      python3-numpy linux-source-6.1 clang libclang-rt-14-dev
+      python3-numpy python3-optuna linux-source-6.1 clang libclang-rt-14-dev
       "linux-image-$v61" "linux-headers-$v61"
       "linux-image-$v612" "linux-headers-$v612")
 missing=()

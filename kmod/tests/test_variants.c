@@ -146,6 +146,30 @@ static void test_qdelay_ignores_tau_error(void)
 	      "qdelay: power %.3f", (double)f2.power / PT_POWER_ONE);
 }
 
+/* PT_VAR_FAST_REF: the reference is due every τ of samples, never in θ. */
+static void test_fast_ref_due(void)
+{
+	struct pt_params p0 = params(0), p4 = params(PT_VAR_FAST_REF);
+	struct pt_flow f;
+	u64 t = 100 * US;
+	int i, due0 = 0, due4 = 0;
+
+	pt_flow_init(&f, &p4, 10, MSS, t);
+	for (i = 0; i < 1000; i++) {	/* 100 us apart: 100 ms, 100 τ */
+		t += 100 * US;
+		pt_on_rtt(&f, &p4, 5000, t, MSS);	/* RTT = 5 τ */
+		due0 += pt_reference_due(&f, &p0);
+		if (pt_reference_due(&f, &p4)) {
+			due4++;
+			pt_update_reference(&f);
+			CHECK(!pt_reference_due(&f, &p4), "due right after");
+		}
+	}
+	CHECK(due0 == 0, "theta: %d due", due0);
+	CHECK(due4 >= 90 && due4 <= 100, "fast ref: %d updates in 100 tau",
+	      due4);
+}
+
 /* Every variant keeps the invariants on random inputs at the extremes. */
 static void test_variants_bounded(void)
 {
@@ -167,7 +191,7 @@ static void test_variants_bounded(void)
 
 			t += (u64)random() << (random() % 12);
 			pt_on_rtt(&f, &p, rtt, t, MSS);
-			if (i % 3 == 0)
+			if (i % 3 == 0 || pt_reference_due(&f, &p))
 				pt_update_reference(&f);
 			why = pt_check_invariants(&f, &p, MSS, rtt);
 		}
@@ -177,11 +201,12 @@ static void test_variants_bounded(void)
 
 int main(void)
 {
-	tap_plan(5);
+	tap_plan(6);
 	RUN(test_variant0_is_theta);
 	RUN(test_grad_baseline_damps_steps);
 	RUN(test_grad_baseline_age);
 	RUN(test_qdelay_ignores_tau_error);
+	RUN(test_fast_ref_due);
 	RUN(test_variants_bounded);
 	return tap_done();
 }
