@@ -20,7 +20,7 @@ TB_PROG=incast
 
 CC= OUT= RATE_MBIT=100 SENDERS=10 MTU=1500 SEED=1 SAMPLE=1
 RTT_US= TAU_US= BUFFER_BYTES=4000000 PRE_US= POST_US= SAMPLE_US=
-ECN_K_BYTES=30000 HEADROOM=1 KMOD_DIR=
+ECN_K_BYTES=30000 HEADROOM=1 KMOD_DIR= JITTER_US=
 
 usage() {
 	cat <<USAGE
@@ -36,7 +36,11 @@ usage: testbed/incast.sh --cc NAME --out DIR [options]
   --no-sample        do not sample the queue (to show sampling is harmless)
   --ecn-k-bytes K    DCTCP marking threshold (default 30000, ~2 BDP)
   --mtu M            (default 1500)
-  --seed S           traffic seed (default 1)
+  --seed S           seed of the payload and of the start jitter (default 1)
+  --start-jitter-us J  each incast sender starts at a seeded uniform offset
+                     in [0, J) after the incast time (default: one MTU's
+                     serialization at R, 120 us at 100 Mbit/s), so that
+                     seeds differ in packet interleaving
   --no-headroom      skip the CPU headroom check
   --kmod-dir D       where tcp_theta_powertcp.ko etc. are
                      (default build/kmod-\$(uname -r)/kmod)
@@ -60,6 +64,9 @@ while [ $# -gt 0 ]; do
 	--ecn-k-bytes) tb_num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
 	--mtu) tb_num "$1" "${2:-}"; MTU=$2; shift ;;
 	--seed) tb_num "$1" "${2:-}"; SEED=$2; shift ;;
+	--start-jitter-us) [[ ${2:-} =~ ^[0-9]+$ ]] ||
+		tb_die "$1: '${2:-}' is not a non-negative integer"
+		JITTER_US=$2; shift ;;
 	--no-headroom) HEADROOM=0 ;;
 	--kmod-dir) KMOD_DIR=${2:-}; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -79,19 +86,23 @@ PRE_US=${PRE_US:-$((860 * RTT_US))}
 POST_US=${POST_US:-$((1300 * RTT_US))}
 SAMPLE_US=${SAMPLE_US:-$((RTT_US * 3 / 2))}
 BDP_BYTES=$((RATE_MBIT * RTT_US / 8))
+JITTER_US=${JITTER_US:-$((MTU * 8 / RATE_MBIT))}
 END_US=$((PRE_US + POST_US))
 TOOLS=$ROOT/userspace-tools/bin
 KMOD_DIR=${KMOD_DIR:-$ROOT/build/kmod-$(uname -r)/kmod}
 [ -x "$TOOLS/tcpflows" ] || tb_die "$TOOLS/tcpflows missing (make tools)"
 
-# One long flow from host 1 from t = 0, SENDERS more from hosts 2.. at PRE.
+# One long flow from host 1 from t = 0, SENDERS more from hosts 2.. at PRE
+# plus their seeded jitter.
 flows() { # start_of_incast end
 	local i
 	echo "--listen $TB_RCV,$TB_RCV_ADDR,5001"
 	echo "--flow 0,tb_h1,$TB_RCV_ADDR,5001,0,0,$2"
-	for i in $(seq 1 "$SENDERS"); do
-		echo "--flow $i,tb_h$((i + 1)),$TB_RCV_ADDR,5001,$1,0,$2"
-	done
+	awk -v n="$SENDERS" -v s="$SEED" -v j="$JITTER_US" -v t0="$1" \
+	    -v t1="$2" -v a="$TB_RCV_ADDR" 'BEGIN { srand(s)
+		for (i = 1; i <= n; i++)
+			printf "--flow %d,tb_h%d,%s,5001,%d,0,%d\n", i, i + 1,
+			       a, t0 + int(rand() * j), t1 }'
 }
 
 topology() {
@@ -142,7 +153,7 @@ cat > "$OUT/params.json" <<JSON
  "pre_us": $PRE_US, "post_us": $POST_US, "end_us": $END_US,
  "sample_us": $([ "$SAMPLE" = 1 ] && echo "$SAMPLE_US" || echo 0),
  "ecn_k_bytes": $(tb_ecn_k "$CC" "$ECN_K_BYTES"),
- "seed": $SEED, "time_scale": $((25000 / RATE_MBIT))}
+ "seed": $SEED, "start_jitter_us": $JITTER_US, "time_scale": $((25000 / RATE_MBIT))}
 JSON
 tb_destroy
 echo "# incast: $CC done, raw data in $OUT"

@@ -20,6 +20,7 @@ suite's short windows; testbed/evolve/rankcheck.py uses it to show that the
 short windows rank candidates like the full runs.
 """
 import argparse
+import fcntl
 import json
 import os
 import re
@@ -50,6 +51,20 @@ def kernels():
         k, _, v = line.strip().partition("=")
         env[k] = v
     return {"6.1": env["KVER_61"], "6.12": env["KVER_612"]}
+
+
+def ensure_modules(rel):
+    """build/kmod-REL/kmod, built if missing (one builder at a time)."""
+    kmod = os.path.join(ROOT, "build", "kmod-" + rel, "kmod")
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    with open(os.path.join(ROOT, "build", "kmod-%s.lock" % rel), "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        if not os.path.isfile(os.path.join(kmod, "tcp_powertcp_evo.ko")):
+            subprocess.run([os.path.join(ROOT, "scripts", "build-kmod.sh"),
+                            "/usr/src/linux-headers-" + rel,
+                            os.path.join(ROOT, "build", "kmod-" + rel)],
+                           check=True, stdout=subprocess.DEVNULL)
+    return kmod
 
 
 def plan(args, suite):
@@ -142,12 +157,7 @@ def main():
         die("--out must be inside the repository (the guest shares only it)")
     os.makedirs(out, exist_ok=True)
     rel = kernels()[args.kernel]
-    kmod = os.path.join(ROOT, "build", "kmod-" + rel, "kmod")
-    if not os.path.isfile(os.path.join(kmod, "tcp_theta_powertcp.ko")):
-        subprocess.run([os.path.join(ROOT, "scripts", "build-kmod.sh"),
-                        "/usr/src/linux-headers-" + rel,
-                        os.path.join(ROOT, "build", "kmod-" + rel)],
-                       check=True, stdout=subprocess.DEVNULL)
+    kmod = ensure_modules(rel)
     cases = plan(args, suite)
     script = os.path.join(out, "guest.sh")
     with open(script, "w") as f:

@@ -21,6 +21,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -62,11 +63,32 @@ def need_optuna():
         die("python3-optuna missing (apt-get install python3-optuna)")
 
 
+def snapshot_module(out, kernel):
+    """The study's own copy of powertcp_evo's build: every trial of a study
+    runs the same code, whatever is rebuilt meanwhile. Made at the study's
+    first start; a resumed study keeps it."""
+    sys.path.insert(0, HERE)
+    from evaluate import ensure_modules, kernels
+    ko = os.path.join(out, "module", "tcp_powertcp_evo.ko")
+    if not os.path.exists(ko):
+        src = os.path.join(ensure_modules(kernels()[kernel]),
+                           "tcp_powertcp_evo.ko")
+        os.makedirs(os.path.dirname(ko), exist_ok=True)
+        shutil.copy(src, ko)
+        rev = subprocess.run(["git", "-C", ROOT, "describe", "--always",
+                              "--dirty"], capture_output=True,
+                             text=True).stdout.strip()
+        with open(ko + ".source", "w") as f:
+            f.write("built from %s for %s\n" % (rev, kernels()[kernel]))
+    return ko
+
+
 def evaluate(trial, out, kernel, lock, progress):
     need = dict(trial.params, **FIXED)
     tdir = os.path.join(out, "trials", "%04d" % trial.number)
     cmd = [sys.executable, os.path.join(HERE, "evaluate.py"), "--out", tdir,
-           "--kernel", kernel]
+           "--kernel", kernel, "--module",
+           os.path.join(out, "module", "tcp_powertcp_evo.ko")]
     for k, v in sorted(need.items()):
         cmd += ["--param", "%s=%d" % (k, v)]
     t0 = time.time()
@@ -141,7 +163,7 @@ def write_outputs(study, out):
     ax.scatter(xs, [max(y, -300) for y in ys], s=14, color="#999999",
                label="trial (clipped at -300)")
     ax.step(xs, bests, where="post", color="#d62728", label="best so far")
-    base = [t.value for t in trials if t.params == THETA]
+    base = [t.value for t in trials if t.params == THETA]  # variant 0
     if base:
         ax.axhline(base[0], color="#1f77b4", ls="--",
                    label="θ-PowerTCP's parameters")
@@ -172,6 +194,7 @@ def main():
     import optuna
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
+    snapshot_module(out, args.kernel)
     storage = args.storage or "sqlite:///" + os.path.join(out, "study.db")
     sampler = optuna.samplers.TPESampler(seed=args.seed,
                                          n_startup_trials=10)
@@ -179,7 +202,10 @@ def main():
                                 direction="maximize", sampler=sampler,
                                 load_if_exists=True)
     if not study.trials:
-        study.enqueue_trial(THETA)
+        # θ's parameters under each single variant first: a baseline and
+        # a first reading of what each variant does on its own.
+        for v in (0, 1, 2, 4):
+            study.enqueue_trial(dict(THETA, variant=v))
     done = sum(t.state == optuna.trial.TrialState.COMPLETE
                for t in study.trials)
     print("study %s in %s: %d trials done, running %d more, %d at a time"
