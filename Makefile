@@ -73,10 +73,10 @@ reproduce:
 TRIALS ?= 40
 evolve:
 	bash scripts/setup.sh
-	python3 testbed/evolve/search.py --trials $(TRIALS)
+	/usr/bin/python3 testbed/evolve/search.py --trials $(TRIALS)
 
 evolve-rankcheck:
-	python3 testbed/evolve/rankcheck.py
+	/usr/bin/python3 testbed/evolve/rankcheck.py
 
 .PHONY: evolve evolve-rankcheck
 .PHONY: all modules install clean distclean tools unit check incast fairness websearch \

@@ -60,7 +60,8 @@ def need_optuna():
     try:
         import optuna  # noqa: F401
     except ImportError:
-        die("python3-optuna missing (apt-get install python3-optuna)")
+        die("optuna missing: apt-get install python3-optuna, and run this with\n"
+            "Debian's /usr/bin/python3")
 
 
 def snapshot_module(out, kernel):
