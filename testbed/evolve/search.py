@@ -202,6 +202,13 @@ def main():
     study = optuna.create_study(study_name=args.study, storage=storage,
                                 direction="maximize", sampler=sampler,
                                 load_if_exists=True)
+    # Trials left running by an interrupted search: fail them, and run
+    # their parameters again first.
+    for t in study.trials:
+        if t.state == optuna.trial.TrialState.RUNNING:
+            study._storage.set_trial_state_values(
+                t._trial_id, optuna.trial.TrialState.FAIL)
+            study.enqueue_trial(t.params)
     if not study.trials:
         # θ's parameters under each single variant first: a baseline and
         # a first reading of what each variant does on its own.
@@ -214,9 +221,12 @@ def main():
     lock = threading.Lock()
     progress = {"done": 0, "total": args.trials}
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    def checkpoint(study, trial):
+        with lock:
+            write_outputs(study, out)
     study.optimize(objective_factory(out, args.kernel, lock, progress),
                    n_trials=args.trials, n_jobs=args.jobs,
-                   catch=(RuntimeError,))
+                   catch=(RuntimeError,), callbacks=[checkpoint])
     write_outputs(study, out)
     if any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials):
         b = study.best_trial
