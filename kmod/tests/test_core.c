@@ -4,8 +4,9 @@
  * the same code the kernel modules run. Built with UBSan and clang's integer
  * sanitizer, so any overflow in the fixed-point arithmetic aborts the run.
  *
- * Prints "ok N - name" / "not ok N - name" and a closing
- * "N passed, N failed" line; exits non-zero on any failure.
+ * Prints KTAP like the kernel selftests: the header and plan, "ok N - name"
+ * / "not ok N - name" (a failed check's details as "# " lines before it)
+ * and the totals; exits non-zero on any failure.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,9 +21,9 @@ static int passed, failed, checks_failed;
 #define CHECK(cond, ...) do {						\
 	if (!(cond)) {							\
 		checks_failed++;					\
-		fprintf(stderr, "  %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
+		printf("# %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
+		printf(__VA_ARGS__);					\
+		putchar('\n');						\
 	}								\
 } while (0)
 
@@ -38,6 +39,8 @@ static void run(const char *name, void (*fn)(void))
 		failed++;
 		printf("not ok %d - %s\n", passed + failed, name);
 	}
+	/* A sanitizer abort must not lose what was printed so far. */
+	fflush(stdout);
 }
 
 /* The ns-3 reference parameters on a 100 Mb/s line, τ = 1 ms. */
@@ -482,23 +485,37 @@ static void test_random_sequences(void)
 	}
 }
 
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "init: start at the configured share of line rate",
+	  test_init_line_rate },
+	{ "equilibrium: RTT = target, flat, beta = 0 keeps the window",
+	  test_flat_at_target_beta0 },
+	{ "gamma = 1: window = cwnd_old / power + beta", test_gamma_one },
+	{ "rising RTT shrinks, falling RTT grows the window",
+	  test_rising_and_falling_rtt },
+	{ "gradient floor and power floor", test_gradient_floor },
+	{ "reference window advances once per RTT",
+	  test_reference_once_per_rtt },
+	{ "closed loop settles at the analytic fixed point", test_equilibrium },
+	{ "snd_cwnd = W * max(srtt, tau) / tau", test_cwnd_over_srtt },
+	{ "extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
+	  test_extremes },
+	{ "random inputs match 128-bit arithmetic", test_random_against_exact },
+	{ "random sequences keep state within bounds", test_random_sequences },
+};
+
 int main(void)
 {
+	size_t i, n = sizeof(tests) / sizeof(tests[0]);
+
 	srandom(1);
-	run("init: start at the configured share of line rate", test_init_line_rate);
-	run("equilibrium: RTT = target, flat, beta = 0 keeps the window",
-	    test_flat_at_target_beta0);
-	run("gamma = 1: window = cwnd_old / power + beta", test_gamma_one);
-	run("rising RTT shrinks, falling RTT grows the window",
-	    test_rising_and_falling_rtt);
-	run("gradient floor and power floor", test_gradient_floor);
-	run("reference window advances once per RTT", test_reference_once_per_rtt);
-	run("closed loop settles at the analytic fixed point", test_equilibrium);
-	run("snd_cwnd = W * max(srtt, tau) / tau", test_cwnd_over_srtt);
-	run("extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
-	    test_extremes);
-	run("random inputs match 128-bit arithmetic", test_random_against_exact);
-	run("random sequences keep state within bounds", test_random_sequences);
-	printf("%d passed, %d failed\n", passed, failed);
+	printf("KTAP version 1\n1..%zu\n", n);
+	for (i = 0; i < n; i++)
+		run(tests[i].name, tests[i].fn);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
+	       passed, failed);
 	return failed ? 1 : 0;
 }
