@@ -235,6 +235,19 @@ double arg_posf(const char *what, const char *s)
 	return v;
 }
 
+int algorithm_name_ok(const char *name)
+{
+	return *name && strlen(name) <= 64 &&
+	       !name[strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")];
+}
+
+void check_algorithm(const char *name)
+{
+	if (!algorithm_name_ok(name))
+		die("--algorithm: '%s' is not 1-64 of [A-Za-z0-9_.+-]", name);
+}
+
 static int init_ns = -1;	/* the namespace we started in */
 static int cur_ns = -1;		/* the one we are in (-1: init_ns) */
 

@@ -62,6 +62,14 @@ FILE *csv_open(const char *path, const char *hdr, int prefix, char **line,
 int64_t *csv_read_ints(const char *path, const char *hdr, int ncol,
 		       unsigned int flags, size_t *nrows);
 
+/*
+ * An analyzer's --algorithm NAME goes verbatim into JSON and CSV: 1 if it
+ * is 1-64 of [A-Za-z0-9_.+-]. check_algorithm() dies with
+ * "prog: --algorithm: 'NAME' is not 1-64 of [A-Za-z0-9_.+-]" otherwise.
+ */
+int algorithm_name_ok(const char *name);
+void check_algorithm(const char *name);
+
 /* Parse a positive (or non-negative) number or die with WHAT in the message. */
 int64_t arg_pos(const char *what, const char *s);
 int64_t arg_nonneg(const char *what, const char *s);

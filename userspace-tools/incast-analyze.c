@@ -319,11 +319,7 @@ int main(int argc, char **argv)
 	    !bdp)
 		die("--qdisc, --goodput, --flows, --algorithm, --link-mbps, "
 		    "--incast-us, --end-us and --bdp-bytes are required");
-	/* The name goes verbatim into JSON and CSV: keep it plain. */
-	if (!*alg || strlen(alg) > 64 ||
-	    alg[strspn(alg, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")])
-		die("--algorithm: '%s' is not 1-64 of [A-Za-z0-9_.+-]", alg);
+	check_algorithm(alg);
 	if (t1 <= t0)
 		die("--end-us must be after --incast-us");
 	if (ta < 0)

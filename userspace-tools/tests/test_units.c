@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the tools' parsing and output units with known answers:
- * tcpflows' specs (flowspec.c), its results (results.c) and the shared
- * helpers (common.c). No root, no network. Built with ASan and UBSan
+ * tcpflows' specs (flowspec.c), its results (results.c) and the helpers
+ * the tools share (common.c). No root, no network. Built with ASan and UBSan
  * (make -C userspace-tools test).
  *
  * Prints KTAP like the kernel selftests: a failed check's details as "# "
@@ -554,6 +554,24 @@ static void test_common(void)
 	EXPECT(csv_parse_ints(u, v, 3), "letters accepted");
 }
 
+static void test_algorithm_name(void)
+{
+	static const char *const good[] = { "theta_powertcp", "powertcp_evo",
+		"cubic", "x.y+z-1", "A",
+		"0123456789012345678901234567890123456789012345678901234567890123",
+	};
+	static const char *const bad[] = { "", "a\"b", "a b", "a,b", "a/b",
+		"caf\xc3\xa9", "cubic\n",
+		"01234567890123456789012345678901234567890123456789012345678901234",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		EXPECT(algorithm_name_ok(good[i]), "'%s' refused", good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT(!algorithm_name_ok(bad[i]), "'%s' accepted", bad[i]);
+}
+
 static void run(const char *name, void (*fn)(void))
 {
 	int before = checks_failed;
@@ -585,6 +603,8 @@ static const struct {
 	{ "results: the summary lines", test_summary },
 	{ "results: the epoch file, atomically", test_epoch_file },
 	{ "common: csv_row, split_commas, number parsing", test_common },
+	{ "common: --algorithm names the analyzers accept",
+	  test_algorithm_name },
 };
 
 int main(void)
