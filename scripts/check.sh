@@ -111,7 +111,7 @@ step "unit tests of the control law (UBSan, integer sanitizer)" \
 step "fuzz the control law for ${FUZZ_SECONDS} s" \
 	make -C kmod/tests fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
 step "userspace tools build" make -C userspace-tools
-step "incast analyzer and plots" sh userspace-tools/tests/test_analyze.sh
+step "incast analyzer and plots" bash userspace-tools/tests/test_analyze.sh
 
 for i in "${!RELEASES[@]}"; do
 	k=${VM_KERNELS[$i]} rel=${RELEASES[$i]}
@@ -122,7 +122,7 @@ for i in "${!RELEASES[@]}"; do
 	step "kernel tests in a booted $rel" \
 		"${vm[@]}" -- bash kmod/tests/test_kmod.sh "build/kmod-$rel/kmod"
 	step "testbed tools in a booted $rel" \
-		"${vm[@]}" -- sh userspace-tools/tests/test_tools.sh
+		"${vm[@]}" -- bash userspace-tools/tests/test_tools.sh
 	for exp in incast fairness websearch; do
 		step "$exp pipeline in a booted $rel" \
 			"${vm[@]}" -- bash "testbed/tests/test_$exp.sh" \
