@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Helpers shared by tcpflows and qdisc-sampler, see common.h. */
+/* Helpers shared by the tools, see common.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>

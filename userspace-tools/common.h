@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small helpers shared by tcpflows and qdisc-sampler: error reporting,
- * strict number parsing, CLOCK_MONOTONIC time and network namespaces.
+ * Small helpers shared by all the tools (tcpflows, websearch-gen and the
+ * three analyzers): error reporting, strict number and CSV parsing, the
+ * analyzers' --algorithm check, CLOCK_MONOTONIC time and network
+ * namespaces.
  */
 #ifndef TOOLS_COMMON_H
 #define TOOLS_COMMON_H

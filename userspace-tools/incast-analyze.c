@@ -27,7 +27,7 @@ static const char usage[] =
 "over [max(0, T0 - (T1 - T0)), T0). JSON to stdout (or --json OUT);\n"
 "--csv-row appends the same values as one CSV row (header if new).\n";
 
-/* Columns of the qdisc CSV, as tcpflows --sample and qdisc-sampler write. */
+/* Columns of the qdisc CSV, as tcpflows --sample writes it. */
 #define QDISC_HDR "time_us,backlog_bytes,backlog_pkts,sent_bytes,sent_pkts," \
 		  "drops,overlimits"
 enum { Q_T, Q_BACKLOG, Q_BPKTS, Q_SENT, Q_SPKTS, Q_DROPS, Q_OVER, Q_NCOL };
