@@ -9,6 +9,7 @@
 #   on fixed inputs.
 #
 #   scripts/quick.sh            (FUZZ_SECONDS=N in the environment)
+#   scripts/quick.sh --fuzz     only the fuzz, as a suite of one check
 #
 # Prints KTAP (scripts/tap.sh): each suite's KTAP indented above its line,
 # and the totals over every check. Each step's full output is in
@@ -42,6 +43,18 @@ suite() { # name command...
 	tap_suite --log "$(logfile "$name")" "$name" "$@"
 }
 
+# Independent suites run side by side (two at a time at most), and are
+# reported when waited for.
+bg() { # name command...
+	local name=$1
+	shift
+	tap_suite_bg "$(logfile "$name")" "$@"
+}
+
+report() { # name
+	tap_suite_wait "$(logfile "$1")" "$1"
+}
+
 # The fuzzer's runs and corpus, on one line; fails if the fuzzer does.
 fuzz() {
 	local log
@@ -55,13 +68,28 @@ fuzz() {
 		 END { printf "%d runs, %d new inputs\n", r, n; exit !r }' "$log"
 }
 
-suite "core: unit tests of the control law" make -s -C kmod/tests test
-check "core: fuzz the control law for $FUZZ_SECONDS s" fuzz
+if [ "${1:-}" = --fuzz ]; then
+	check "fuzz the control law for $FUZZ_SECONDS s" fuzz
+	tap_done
+	exit
+fi
+
+# The fuzzer runs beside the unit tests and the tools' build; the
+# loopback test beside the analyzers'. Both use the tools built once.
+U="core: unit tests of the control law"
+F="core: fuzz"
+T="tools: unit tests (ASan, UBSan)"
+N="tools: tcpflows on loopback, websearch-gen"
+A="analyzers on fixed inputs"
+export BIN=$ROOT/userspace-tools/bin
+bg "$F" bash scripts/quick.sh --fuzz
+suite "$U" make -s -C kmod/tests test
 check "tools: build, -Wall -Wextra -Werror" make -s -C userspace-tools
-suite "tools: unit tests (ASan, UBSan)" make -s -C userspace-tools test
-suite "tools: tcpflows on loopback, websearch-gen" \
-	bash userspace-tools/tests/test_tools_noroot.sh
-suite "analyzers on fixed inputs" bash userspace-tools/tests/test_analyze.sh
+suite "$T" make -s -C userspace-tools test
+report "$F"
+bg "$N" bash userspace-tools/tests/test_tools_noroot.sh
+suite "$A" bash userspace-tools/tests/test_analyze.sh
+report "$N"
 
 tap_diag "quick took $(($(date +%s) - START)) s"
 tap_done

@@ -22,6 +22,10 @@
 #                               run a suite that prints KTAP itself as a
 #                               subtest: its lines indented by 4, its totals
 #                               added to ours, then ok/not ok DESC here
+#   tap_suite_bg FILE COMMAND...
+#   tap_suite_wait FILE DESC    the same for a suite run in the background
+#                               (output to FILE), reported when waited for:
+#                               independent suites can run side by side
 #   tap_plan N                  the plan, before the first result
 #   tap_diag MSG...             a "# MSG" diagnostic line
 #   tap_bail REASON             "Bail out! REASON", the totals, exit 1
@@ -40,6 +44,7 @@ if [ -z "${tap_loaded:-}" ]; then
 	tap_failed=0
 	tap_skipped=0
 	tap_errors=0
+	declare -gA tap_bg_pid=() tap_bg_t0=()
 	echo "KTAP version 1"
 fi
 
@@ -97,7 +102,7 @@ tap_lines() { # [-v] log
 }
 
 tap_suite() {
-	local log='' own='' desc rc t0 totals p f s e why=''
+	local log='' own='' desc rc t0=$SECONDS
 	if [ "$1" = --log ]; then
 		log=$2
 		shift 2
@@ -108,9 +113,30 @@ tap_suite() {
 		log=$(mktemp "${TMPDIR:-/tmp}/tap_suite.XXXXXX") || return 1
 		own=1
 	fi
-	t0=$SECONDS
 	"$@" > "$log" 2>&1 < /dev/null
 	rc=$?
+	tap_report "$log" "$rc" "$desc" "$t0" "$own"
+}
+
+tap_suite_bg() {
+	local log=$1
+	shift
+	"$@" > "$log" 2>&1 < /dev/null &
+	tap_bg_pid[$log]=$!
+	tap_bg_t0[$log]=$SECONDS
+}
+
+tap_suite_wait() {
+	local log=$1 desc=$2 rc
+	wait "${tap_bg_pid[$log]}"
+	rc=$?
+	tap_report "$log" "$rc" "$desc" "${tap_bg_t0[$log]}" ''
+}
+
+# tap_report LOG STATUS DESC T0 OWN: a suite's KTAP lines, indented, its
+# totals added to ours, and our result line for it; OWN: remove LOG.
+tap_report() {
+	local log=$1 rc=$2 desc=$3 t0=$4 own=$5 totals p f s e why=''
 	tap_lines "$log" | sed 's/^/    /'
 	totals=$(tr -d '\r' < "$log" | grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+ xfail:[0-9]+ xpass:[0-9]+ skip:[0-9]+ error:[0-9]+ *$' | tail -n 1)
 	if [ -n "$totals" ]; then
