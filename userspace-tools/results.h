@@ -23,8 +23,7 @@ struct flow_stats {
 	int64_t started_ns;	/* sender called connect() */
 	int64_t connect_ns;	/* sender saw the connect complete */
 	int64_t first_ns;	/* receiver read the first payload byte */
-	int64_t done_ns;	/* receiver read the last byte (sized flow)
-				 * or saw EOF (unlimited flow) */
+	int64_t done_ns;	/* receiver: last byte (sized), EOF (not) */
 	uint64_t sent, rcvd;	/* payload bytes */
 	int err;		/* errno of a failure, either side */
 	int rx_eof;		/* receiver saw EOF */

@@ -201,9 +201,11 @@ static void read_flow_file(const char *path)
 
 	if (!f)
 		die("--flow-file %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if ((spec = flow_file_line(line)))
+	while (fgets(line, sizeof(line), f)) {
+		spec = flow_file_line(line);
+		if (spec)
 			add_flow(spec);
+	}
 	fclose(f);
 }
 

@@ -16,6 +16,8 @@
 #include "../powertcp_core.h"
 #include "invariants.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static int passed, failed, checks_failed;
 
 #define CHECK(cond, ...) do {						\
@@ -509,7 +511,7 @@ static const struct {
 
 int main(void)
 {
-	size_t i, n = sizeof(tests) / sizeof(tests[0]);
+	size_t i, n = ARRAY_SIZE(tests);
 
 	srandom(1);
 	printf("KTAP version 1\n1..%zu\n", n);

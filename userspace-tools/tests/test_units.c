@@ -22,6 +22,8 @@
 #include "flowspec.h"
 #include "results.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static int passed, failed, checks_failed;
 
 /* Print @s on a "# " line, with control characters escaped. */
@@ -203,7 +205,7 @@ static void test_flow_spec_errors(void)
 	struct flow_spec fs;
 	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		int rc;
 
 		memset(&lookups, 0, sizeof(lookups));
@@ -236,7 +238,7 @@ static void test_flow_file_line(void)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		char buf[256], *got;
 
 		snprintf(buf, sizeof(buf), "%s", t[i].line);
@@ -317,7 +319,7 @@ static void test_sample_spec(void)
 	struct sample_spec ss;
 	size_t i;
 
-	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
 		int rc = sample_spec_parse(ok[i].spec, &ss, err, sizeof(err));
 
 		EXPECT(rc == 0, "'%s': %s", ok[i].spec, err);
@@ -334,7 +336,7 @@ static void test_sample_spec(void)
 	EXPECT_STR(ss.netns, "h1");
 	EXPECT_STR(ss.dev, "eth0");
 	sample_spec_free(&ss);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		strcpy(err, "(none)");
 		EXPECT(sample_spec_parse(bad[i].spec, &ss, err,
 					 sizeof(err)) == -1,
@@ -566,9 +568,9 @@ static void test_algorithm_name(void)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(good); i++)
 		EXPECT(algorithm_name_ok(good[i]), "'%s' refused", good[i]);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT(!algorithm_name_ok(bad[i]), "'%s' accepted", bad[i]);
 }
 
@@ -609,7 +611,7 @@ static const struct {
 
 int main(void)
 {
-	size_t i, n = sizeof(tests) / sizeof(tests[0]);
+	size_t i, n = ARRAY_SIZE(tests);
 
 	prog = "test_units";
 	printf("KTAP version 1\n1..%zu\n", n);
