@@ -165,13 +165,14 @@ awk_check "goodput.csv: flow 1 ends at 200000 B, flow 2 at its total" \
 	      exit bad || last[1] != 200000 || last[2] != rx[2] ||
 		   (3 in n) || (4 in n) }'
 # Rows are taken at ticks every 10 ms from the epoch, or later if the loop
-# is busy (ticks it is too late for are skipped): at most one a tick.
+# is busy (ticks it is too late for are skipped, so how many there are
+# depends on the machine's load): at most one a tick.
 awk_check "goodput.csv: at most one row per flow and 10 ms tick" \
 	"$D/goodput.csv" '
 	NR > 1 { k = int($1 / 10000); if ($1 < 0 || (($2, k) in seen)) bad++
 		 seen[$2, k] = 1; if ($2 == 2) n++ }
 	END { printf "%d rows of flow 2, %d in a tick already taken", n, bad
-	      exit bad || n < 5 }'
+	      exit bad || !n }'
 awk_check "summary: a line per flow, totals as in flows.csv" \
 	"$D/flows.csv" -v s="$D/summary.txt" '
 	NR > 1 { rx += $8; st[$1] = $12 }
