@@ -138,10 +138,14 @@ tap_suite_wait() {
 tap_report() {
 	local log=$1 rc=$2 desc=$3 t0=$4 own=$5 totals p f s e why=''
 	tap_lines "$log" | sed 's/^/    /'
-	totals=$(tr -d '\r' < "$log" | grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+ xfail:[0-9]+ xpass:[0-9]+ skip:[0-9]+ error:[0-9]+ *$' | tail -n 1)
+	# The sum of its top-level totals lines: one command may run several
+	# KTAP programs (make test).
+	totals=$(tr -d '\r' < "$log" | sed -nE \
+		's/^# Totals: pass:([0-9]+) fail:([0-9]+) xfail:[0-9]+ xpass:[0-9]+ skip:([0-9]+) error:([0-9]+) *$/\1 \2 \3 \4/p' |
+		awk '{ p += $1; f += $2; s += $3; e += $4 }
+		     END { if (NR) print p, f, s, e }')
 	if [ -n "$totals" ]; then
-		read -r p f s e <<< "$(echo "$totals" | sed -E \
-			's/.*pass:([0-9]+) fail:([0-9]+) .* skip:([0-9]+) error:([0-9]+).*/\1 \2 \3 \4/')"
+		read -r p f s e <<< "$totals"
 		tap_passed=$((tap_passed + p))
 		tap_failed=$((tap_failed + f))
 		tap_skipped=$((tap_skipped + s))

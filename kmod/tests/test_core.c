@@ -4,9 +4,9 @@
  * the same code the kernel modules run. Built with UBSan and clang's integer
  * sanitizer, so any overflow in the fixed-point arithmetic aborts the run.
  *
- * Prints KTAP like the kernel selftests: the header and plan, "ok N - name"
- * / "not ok N - name" (a failed check's details as "# " lines before it)
- * and the totals; exits non-zero on any failure.
+ * Prints KTAP like the kernel selftests (tap.h): the header and plan,
+ * "ok N - name" / "not ok N - name" (a failed check's details as "# "
+ * lines on stderr before it) and the totals; exits non-zero on any failure.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,35 +15,9 @@
 
 #include "../powertcp_core.h"
 #include "invariants.h"
+#include "tap.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-static int passed, failed, checks_failed;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		checks_failed++;					\
-		printf("# %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
-		printf(__VA_ARGS__);					\
-		putchar('\n');						\
-	}								\
-} while (0)
-
-static void run(const char *name, void (*fn)(void))
-{
-	int before = checks_failed;
-
-	fn();
-	if (checks_failed == before) {
-		passed++;
-		printf("ok %d - %s\n", passed + failed, name);
-	} else {
-		failed++;
-		printf("not ok %d - %s\n", passed + failed, name);
-	}
-	/* A sanitizer abort must not lose what was printed so far. */
-	fflush(stdout);
-}
 
 /* The ns-3 reference parameters on a 100 Mb/s line, τ = 1 ms. */
 static struct pt_params theta(void)
@@ -412,7 +386,7 @@ static void test_extremes(void)
 /* Randomized differential test of the helpers against 128-bit math. */
 static void test_random_against_exact(void)
 {
-	int before = checks_failed;
+	int before = tap_checks_failed;
 
 	for (int i = 0; i < 200000; i++) {
 		struct pt_params p = rnd_params();
@@ -454,7 +428,7 @@ static void test_random_against_exact(void)
 		got = pt_pacing_rate(&f, &p, mss);
 		CHECK(got == (u64)e || got + 1 == (u64)e, "rate %llu vs %llu",
 		      (unsigned long long)got, (unsigned long long)e);
-		if (checks_failed != before)
+		if (tap_checks_failed != before)
 			break;
 	}
 }
@@ -462,9 +436,9 @@ static void test_random_against_exact(void)
 /* Random sample sequences: state stays inside its documented bounds. */
 static void test_random_sequences(void)
 {
-	int before = checks_failed;
+	int before = tap_checks_failed;
 
-	for (int i = 0; i < 2000 && checks_failed == before; i++) {
+	for (int i = 0; i < 2000 && tap_checks_failed == before; i++) {
 		struct pt_params p = rnd_params();
 		struct pt_flow f;
 		u32 mss = rnd_range(1, 65535);
@@ -511,13 +485,11 @@ static const struct {
 
 int main(void)
 {
-	size_t i, n = ARRAY_SIZE(tests);
+	size_t i;
 
 	srandom(1);
-	printf("KTAP version 1\n1..%zu\n", n);
-	for (i = 0; i < n; i++)
-		run(tests[i].name, tests[i].fn);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
-	       passed, failed);
-	return failed ? 1 : 0;
+	tap_plan(ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		tap_run(tests[i].name, tests[i].fn);
+	return tap_done();
 }
