@@ -4,7 +4,7 @@
 # make quick: the tests that need no root, no QEMU and no kernel headers,
 # so that a broken core fails in seconds:
 #   the unit tests of the control law (UBSan, integer sanitizer), a fuzz
-#   of it for FUZZ_SECONDS (default 5), the tools' build and unit tests,
+#   of it for FUZZ_SECONDS (default 3), the tools' build and unit tests,
 #   tcpflows on loopback and websearch-gen's known answers, the analyzers
 #   on fixed inputs.
 #
@@ -20,7 +20,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
-FUZZ_SECONDS=${FUZZ_SECONDS:-5}
+FUZZ_SECONDS=${FUZZ_SECONDS:-3}
 LOGDIR=$ROOT/build/quick
 START=$(date +%s)
 
