@@ -4,7 +4,7 @@
 #
 #   make                 build the modules for the running kernel (or KDIR=)
 #   make install         install them (updates/) and run depmod
-#   make quick           the fast tests, no root, no QEMU, well under a
+#   make quick           the fast tests, no root, no QEMU, under a
 #                        minute: unit tests of the control law, a 3 s fuzz
 #                        (FUZZ_SECONDS=), the tools' unit tests, tcpflows on
 #                        loopback, the analyzers on fixed inputs (KTAP)
