@@ -45,7 +45,7 @@ mkdir -p "$LOGDIR"
 . scripts/tap.sh
 
 logfile() {
-	echo "$LOGDIR/$(echo "$1" | tr -c 'A-Za-z0-9._-' '_').log"
+	echo "$LOGDIR/$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_').log"
 }
 
 # step NAME COMMAND...: one check, its output in build/check/, the last

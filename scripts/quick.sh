@@ -34,7 +34,7 @@ done
 mkdir -p "$LOGDIR" || tap_bail "cannot create $LOGDIR"
 
 logfile() {
-	echo "$LOGDIR/$(echo "$1" | tr -c 'A-Za-z0-9._-' '_').log"
+	echo "$LOGDIR/$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_').log"
 }
 
 suite() { # name command...

@@ -44,7 +44,7 @@ if [ -z "${tap_loaded:-}" ]; then
 	tap_failed=0
 	tap_skipped=0
 	tap_errors=0
-	declare -gA tap_bg_pid=() tap_bg_t0=()
+	declare -gA tap_bg_pid=()
 	echo "KTAP version 1"
 fi
 
@@ -115,28 +115,36 @@ tap_suite() {
 	fi
 	"$@" > "$log" 2>&1 < /dev/null
 	rc=$?
-	tap_report "$log" "$rc" "$desc" "$t0" "$own"
+	tap_report "$log" "$rc" "$desc" $((SECONDS - t0)) "$own"
 }
 
+# The background suite's run time goes to LOG.secs.
 tap_suite_bg() {
 	local log=$1
 	shift
-	"$@" > "$log" 2>&1 < /dev/null &
+	(
+		t0=$SECONDS
+		"$@" > "$log" 2>&1 < /dev/null
+		rc=$?
+		echo $((SECONDS - t0)) > "$log.secs"
+		exit $rc
+	) &
 	tap_bg_pid[$log]=$!
-	tap_bg_t0[$log]=$SECONDS
 }
 
 tap_suite_wait() {
-	local log=$1 desc=$2 rc
+	local log=$1 desc=$2 rc secs
 	wait "${tap_bg_pid[$log]}"
 	rc=$?
-	tap_report "$log" "$rc" "$desc" "${tap_bg_t0[$log]}" ''
+	secs=$(cat "$log.secs" 2>/dev/null)
+	rm -f "$log.secs"
+	tap_report "$log" "$rc" "$desc" "${secs:-?}" ''
 }
 
-# tap_report LOG STATUS DESC T0 OWN: a suite's KTAP lines, indented, its
-# totals added to ours, and our result line for it; OWN: remove LOG.
+# tap_report LOG STATUS DESC SECONDS OWN: a suite's KTAP lines, indented,
+# its totals added to ours, and our result line for it; OWN: remove LOG.
 tap_report() {
-	local log=$1 rc=$2 desc=$3 t0=$4 own=$5 totals p f s e why=''
+	local log=$1 rc=$2 desc=$3 secs=$4 own=$5 totals p f s e why=''
 	tap_lines "$log" | sed 's/^/    /'
 	# The sum of its top-level totals lines: one command may run several
 	# KTAP programs (make test).
@@ -162,9 +170,9 @@ tap_report() {
 	fi
 	tap_n=$((tap_n + 1))
 	if [ -z "$why" ]; then
-		echo "ok $tap_n - $desc ($((SECONDS - t0)) s)"
+		echo "ok $tap_n - $desc ($secs s)"
 	else
-		echo "not ok $tap_n - $desc ($((SECONDS - t0)) s, $why)"
+		echo "not ok $tap_n - $desc ($secs s, $why)"
 		# What the KTAP lines above do not show.
 		if tap_lines -v "$log" | grep -q .; then
 			if [ -n "$own" ]; then
