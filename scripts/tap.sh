@@ -32,7 +32,8 @@
 #   tap_done                    the plan (unless given) and the totals;
 #                               returns non-zero if anything failed
 #
-# The totals count checks, not suites: a subtest adds its own totals. A
+# The totals count checks, not suites: a subtest adds its own totals (all
+# of its top-level totals lines, if one command ran several programs). A
 # suite that exits non-zero without a failed check, or prints no totals,
 # counts as one failure. error counts plans that did not match the results.
 
