@@ -4,9 +4,14 @@
 #
 #   make                 build the modules for the running kernel (or KDIR=)
 #   make install         install them (updates/) and run depmod
-#   make check           the whole test suite: setup, builds against 6.1 and
-#                        6.12 with sparse, checkpatch, unit tests, fuzzing,
-#                        kernel tests booted under QEMU
+#   make quick           the fast tests, no root, no QEMU, under a
+#                        minute: unit tests of the control law, a 3 s fuzz
+#                        (FUZZ_SECONDS=), the tools' unit tests, tcpflows on
+#                        loopback, the analyzers on fixed inputs (KTAP)
+#   make check           the whole test suite (root): setup, builds against
+#                        6.1 and 6.12 with sparse, checkpatch, make quick
+#                        with a 20 s fuzz, kernel tests, the tools' namespace
+#                        test and the testbed pipelines booted under QEMU
 #   make incast          the 10:1 incast reproduction (results/incast/,
 #                        docs/RESULTS.md)
 #   make fairness        four flows arriving and leaving (results/fairness/)
@@ -16,7 +21,7 @@
 #                        resumes; TRIALS=N more trials, default 40)
 #   make evolve-rankcheck  short windows vs full-length runs on a sample
 #   make tools           the userspace tools (userspace-tools/bin/)
-#   make unit            only the userspace unit tests of the control law
+#   make unit            only the unit tests of the control law
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -37,7 +42,7 @@ install: modules
 clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) -C userspace-tools clean
-	rm -rf build/kmod-* build/tests
+	rm -rf build/kmod-* build/tests build/quick build/check
 
 # Also the VM caches, the chosen kernels and the extracted checkpatch.
 distclean: clean
@@ -48,6 +53,9 @@ tools:
 
 unit:
 	$(MAKE) -C kmod/tests test
+
+quick:
+	bash scripts/quick.sh
 
 check:
 	bash scripts/check.sh
@@ -78,6 +86,5 @@ evolve:
 evolve-rankcheck:
 	/usr/bin/python3 testbed/evolve/rankcheck.py
 
-.PHONY: evolve evolve-rankcheck
-.PHONY: all modules install clean distclean tools unit check incast fairness websearch \
-	reproduce
+.PHONY: all modules install clean distclean tools unit quick check incast \
+	fairness websearch reproduce evolve evolve-rankcheck

@@ -3,24 +3,28 @@
 #
 # The whole test suite (make check). Installs what it needs, then:
 #   builds the modules against every kernel (warnings and sparse are errors),
-#   runs checkpatch --strict, the userspace unit tests and a short fuzz of the
-#   control law, the tools' tests, and boots each kernel under QEMU to run the
-#   kernel tests and the short experiment pipelines inside it.
+#   runs checkpatch --strict, make quick (scripts/quick.sh: the unit tests,
+#   a fuzz of the control law for FUZZ_SECONDS, default 20, the tools' and
+#   analyzers' root-free tests), and boots each kernel under QEMU to run the
+#   kernel tests, the tools' namespace test and every testbed/tests/test_*.sh
+#   (the short experiment pipelines) inside it.
 #
 #   scripts/check.sh                      Debian's 6.1 and 6.12
 #   scripts/check.sh --kernel 6.12        one of them
 #   scripts/check.sh --kernel path/to/bzImage --kdir path/to/build \
 #                    [--modules DIR]      your own kernel (see vm-run.sh)
 #
-# Prints "ok N - ..." / "not ok N - ..." per step (and the steps' own
-# results), and closes with "N passed, N failed" over every check run.
+# Prints KTAP (scripts/tap.sh): one result per step, a test suite's own
+# KTAP indented above its line, and closes with the totals over every
+# check, "# Totals: pass:X fail:Y xfail:0 xpass:0 skip:Z error:0". A step
+# that is not a suite (a build, checkpatch) is one check; a suite that
+# exits non-zero without a failed check, or prints no totals, counts as
+# one failure. Each step's full output is in build/check/.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
 KERNELS=() KDIR='' MODULES='' FUZZ_SECONDS=${FUZZ_SECONDS:-20}
-passed=0
-failed=0
 LOGDIR=$ROOT/build/check
 START=$(date +%s)
 
@@ -29,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--kernel) KERNELS+=("${2:?--kernel needs a value}"); shift ;;
 	--kdir) KDIR=${2:?--kdir needs a value}; shift ;;
 	--modules) MODULES=${2:?--modules needs a value}; shift ;;
-	-h|--help) sed -n '3,16p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,22p' "$0"; exit 0 ;;
 	*) echo "check: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -37,37 +41,39 @@ done
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
 mkdir -p "$LOGDIR"
 
-# step NAME COMMAND...: run a step, log to build/check/, count its result.
-# A step that prints its own "N passed, N failed" counts those checks.
+# shellcheck source=scripts/tap.sh
+. scripts/tap.sh
+
+logfile() {
+	echo "$LOGDIR/$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_').log"
+}
+
+# step NAME COMMAND...: one check, its output in build/check/, the last
+# lines of it shown if it fails.
 step() {
-	local name=$1 log t0 rc counts p f
+	local name=$1 log t0=$SECONDS rc
 	shift
-	log=$LOGDIR/$(echo "$name" | tr -c 'A-Za-z0-9._-' '_').log
-	t0=$(date +%s)
-	echo "# $name ..."
-	"$@" > "$log" 2>&1
+	log=$(logfile "$name")
+	tap_diag "$name ..."
+	"$@" > "$log" 2>&1 < /dev/null
 	rc=$?
-	grep -E '^(not )?ok [0-9]+ ' "$log" | sed 's/^/#   /'
-	counts=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
-	if [ -n "$counts" ]; then
-		p=$(echo "$counts" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
-		f=$(echo "$counts" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
-		passed=$((passed + p))
-		failed=$((failed + f))
-		# A step that failed without a failed check still fails.
-		[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || failed=$((failed + 1))
-	elif [ "$rc" -eq 0 ]; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-	fi
 	if [ "$rc" -eq 0 ]; then
-		echo "ok - $name ($(($(date +%s) - t0)) s)"
+		ok "$name ($((SECONDS - t0)) s)"
 	else
-		echo "not ok - $name ($(($(date +%s) - t0)) s, exit $rc); last lines of $log:"
+		not_ok "$name ($((SECONDS - t0)) s, exit $rc)"
+		echo "#   last lines of $log:"
 		tail -n 40 "$log" | sed 's/^/#   /'
 	fi
 	return "$rc"
+}
+
+# suite NAME COMMAND...: a test suite printing KTAP, as a subtest; its
+# totals are added to ours.
+suite() {
+	local name=$1
+	shift
+	tap_diag "$name ..."
+	tap_suite --log "$(logfile "$name")" "$name" "$@"
 }
 
 checkpatch() {
@@ -81,10 +87,8 @@ kdir_release() {
 		"$1/include/generated/utsrelease.h" 2>/dev/null
 }
 
-step "setup: packages, kernels, headers" bash scripts/setup.sh || {
-	echo "0 passed, 1 failed"
-	exit 1
-}
+step "setup: packages, kernels, headers" bash scripts/setup.sh ||
+	tap_bail "setup failed"
 # shellcheck disable=SC1091
 . build/kernels.env
 
@@ -106,12 +110,8 @@ for i in "${!RELEASES[@]}"; do
 		scripts/build-kmod.sh "${KDIRS[$i]}" "build/kmod-${RELEASES[$i]}" C=1
 done
 step "checkpatch --strict: kmod/" checkpatch
-step "unit tests of the control law (UBSan, integer sanitizer)" \
-	make -C kmod/tests test
-step "fuzz the control law for ${FUZZ_SECONDS} s" \
-	make -C kmod/tests fuzz FUZZ_SECONDS="$FUZZ_SECONDS"
-step "userspace tools build" make -C userspace-tools
-step "incast analyzer and plots" sh userspace-tools/tests/test_analyze.sh
+suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
+	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
 
 for i in "${!RELEASES[@]}"; do
 	k=${VM_KERNELS[$i]} rel=${RELEASES[$i]}
@@ -119,17 +119,17 @@ for i in "${!RELEASES[@]}"; do
 	# hold however loaded the host is.
 	vm=(scripts/vm-run.sh --kernel "$k" --icount)
 	[ -n "$MODULES" ] && [[ $k == */* ]] && vm+=(--modules "$MODULES")
-	step "kernel tests in a booted $rel" \
+	suite "kernel tests in a booted $rel" \
 		"${vm[@]}" -- bash kmod/tests/test_kmod.sh "build/kmod-$rel/kmod"
-	step "testbed tools in a booted $rel" \
-		"${vm[@]}" -- sh userspace-tools/tests/test_tools.sh
-	for exp in incast fairness websearch; do
-		step "$exp pipeline in a booted $rel" \
-			"${vm[@]}" -- bash "testbed/tests/test_$exp.sh" \
-			"build/kmod-$rel/kmod"
+	suite "testbed tools in a booted $rel" \
+		"${vm[@]}" -- bash userspace-tools/tests/test_tools.sh
+	# Every pipeline test; each takes the modules' directory.
+	for t in testbed/tests/test_*.sh; do
+		exp=$(basename "$t" .sh)
+		suite "${exp#test_} pipeline in a booted $rel" \
+			"${vm[@]}" -- bash "$t" "build/kmod-$rel/kmod"
 	done
 done
 
-echo "# check took $(($(date +%s) - START)) s"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_diag "check took $(($(date +%s) - START)) s"
+tap_done

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Helpers shared by tcpflows and qdisc-sampler, see common.h. */
+/* Helpers shared by the tools, see common.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -233,6 +233,19 @@ double arg_posf(const char *what, const char *s)
 	if (errno || end == s || *end || !isfinite(v) || v <= 0)
 		die("%s: '%s' is not a positive number", what, s);
 	return v;
+}
+
+int algorithm_name_ok(const char *name)
+{
+	return *name && strlen(name) <= 64 &&
+	       !name[strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")];
+}
+
+void check_algorithm(const char *name)
+{
+	if (!algorithm_name_ok(name))
+		die("--algorithm: '%s' is not 1-64 of [A-Za-z0-9_.+-]", name);
 }
 
 static int init_ns = -1;	/* the namespace we started in */

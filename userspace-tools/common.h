@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small helpers shared by tcpflows and qdisc-sampler: error reporting,
- * strict number parsing, CLOCK_MONOTONIC time and network namespaces.
+ * Small helpers shared by all the tools (tcpflows, websearch-gen and the
+ * three analyzers): error reporting, strict number and CSV parsing, the
+ * analyzers' --algorithm check, CLOCK_MONOTONIC time and network
+ * namespaces.
  */
 #ifndef TOOLS_COMMON_H
 #define TOOLS_COMMON_H
@@ -61,6 +63,14 @@ FILE *csv_open(const char *path, const char *hdr, int prefix, char **line,
 #define CSV_NONNEG	2
 int64_t *csv_read_ints(const char *path, const char *hdr, int ncol,
 		       unsigned int flags, size_t *nrows);
+
+/*
+ * An analyzer's --algorithm NAME goes verbatim into JSON and CSV: 1 if it
+ * is 1-64 of [A-Za-z0-9_.+-]. check_algorithm() dies with
+ * "prog: --algorithm: 'NAME' is not 1-64 of [A-Za-z0-9_.+-]" otherwise.
+ */
+int algorithm_name_ok(const char *name);
+void check_algorithm(const char *name);
 
 /* Parse a positive (or non-negative) number or die with WHAT in the message. */
 int64_t arg_pos(const char *what, const char *s);

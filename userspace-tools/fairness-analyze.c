@@ -383,11 +383,7 @@ int main(int argc, char **argv)
 	if (!gpath || !fpath || !alg || !rate || !phase)
 		die("--goodput, --flows, --phase-us, --algorithm and "
 		    "--link-mbps are required");
-	/* The name goes verbatim into JSON: keep it plain. */
-	if (!*alg || strlen(alg) > 64 ||
-	    alg[strspn(alg, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")])
-		die("--algorithm: '%s' is not 1-64 of [A-Za-z0-9_.+-]", alg);
+	check_algorithm(alg);
 	if (settle < 0)
 		settle = phase / 4;
 	if (settle >= phase)

@@ -311,10 +311,7 @@ int main(int argc, char **argv)
 	if (!fpath || !mpath || !alg || load < 0 || !rate || !p1 || !p2)
 		die("--flows, --manifest, --algorithm, --load, --link-mbps, "
 		    "--prop-rtt-rack-us and --prop-rtt-cross-us are required");
-	if (!*alg || strlen(alg) > 64 ||
-	    alg[strspn(alg, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")])
-		die("--algorithm: '%s' is not 1-64 of [A-Za-z0-9_.+-]", alg);
+	check_algorithm(alg);
 	mss = mtu - 52;
 
 	read_manifest(mpath);

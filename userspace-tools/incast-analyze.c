@@ -27,7 +27,7 @@ static const char usage[] =
 "over [max(0, T0 - (T1 - T0)), T0). JSON to stdout (or --json OUT);\n"
 "--csv-row appends the same values as one CSV row (header if new).\n";
 
-/* Columns of the qdisc CSV, as tcpflows --sample and qdisc-sampler write. */
+/* Columns of the qdisc CSV, as tcpflows --sample writes it. */
 #define QDISC_HDR "time_us,backlog_bytes,backlog_pkts,sent_bytes,sent_pkts," \
 		  "drops,overlimits"
 enum { Q_T, Q_BACKLOG, Q_BPKTS, Q_SENT, Q_SPKTS, Q_DROPS, Q_OVER, Q_NCOL };
@@ -319,11 +319,7 @@ int main(int argc, char **argv)
 	    !bdp)
 		die("--qdisc, --goodput, --flows, --algorithm, --link-mbps, "
 		    "--incast-us, --end-us and --bdp-bytes are required");
-	/* The name goes verbatim into JSON and CSV: keep it plain. */
-	if (!*alg || strlen(alg) > 64 ||
-	    alg[strspn(alg, "abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")])
-		die("--algorithm: '%s' is not 1-64 of [A-Za-z0-9_.+-]", alg);
+	check_algorithm(alg);
 	if (t1 <= t0)
 		die("--end-us must be after --incast-us");
 	if (ta < 0)

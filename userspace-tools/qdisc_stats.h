@@ -3,7 +3,7 @@
  * Sample the statistics of one qdisc through raw rtnetlink: one
  * RTM_GETQDISC dump request and its response per sample, filtered in user
  * space to one device and one qdisc, into a buffer allocated once.
- * Used by both qdisc-sampler and tcpflows --sample.
+ * Used by tcpflows --sample.
  */
 #ifndef TOOLS_QDISC_STATS_H
 #define TOOLS_QDISC_STATS_H
@@ -47,7 +47,7 @@ void qs_open(struct qdisc_sampler *s, int nsfd, const char *dev,
 /* Take one sample: 1 if found, 0 if the qdisc is gone, -1 on error. */
 int qs_sample(struct qdisc_sampler *s, struct qdisc_stats *st);
 
-/* CSV output shared by both tools. */
+/* The qdisc CSV (README.md). */
 void qs_write_header(FILE *f);
 void qs_write_row(FILE *f, int64_t t_us, const struct qdisc_stats *st);
 

@@ -14,7 +14,6 @@
  * flow. The header is not counted as payload anywhere.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -32,12 +31,13 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "flowspec.h"
 #include "qdisc_stats.h"
+#include "results.h"
 
 #define HDR_LEN		8
 #define HDR_MAGIC	"TFL1"
 #define MAX_EVENTS	256
-#define NONE		INT64_MIN	/* an unset time */
 
 static const char usage[] =
 "usage: tcpflows --out-dir DIR --duration-us N [options]\n"
@@ -77,24 +77,14 @@ enum sstate { S_IDLE, S_CONNECTING, S_SENDING, S_CLOSED };
 
 struct flow {
 	struct evsrc ev;		/* EV_SEND, the sender's socket */
-	uint32_t id;
-	int ns;				/* index into ns_names[], ns_fds[] */
-	const char *cc;			/* NULL: the namespace's default */
-	char cc_used[16];
-	struct sockaddr_storage dst;
-	socklen_t dstlen;
-	int64_t start_ns, stop_ns;	/* relative to the epoch, 0: none */
-	uint64_t bytes;			/* 0: unlimited */
+	struct flow_spec spec;		/* --flow; spec.ns indexes nst */
+	struct flow_stats st;		/* what happened: the results */
 	/* sender side */
 	enum sstate sstate;
 	int hdr_sent;
-	uint64_t sent;
-	int64_t started_ns, connect_ns;	/* absolute */
-	int err;			/* errno of a failure, either side */
 	/* receiver side */
-	uint64_t rcvd, logged;		/* logged: in the last goodput row */
-	int64_t first_ns, done_ns;	/* absolute */
-	int rx_seen, rx_eof, rx_fin;	/* header got, EOF, log ended */
+	uint64_t logged;		/* st.rcvd in the last goodput row */
+	int rx_seen, rx_fin;		/* header got, log ended */
 };
 
 struct conn {
@@ -106,46 +96,62 @@ struct conn {
 
 struct sampler {
 	struct qdisc_sampler qs;
+	struct sample_spec spec;	/* spec.file: its CSV in the out dir */
 	int64_t interval, next;		/* ns, next is absolute */
 	unsigned long skipped;
 	FILE *out;
-	char *name;
 };
 
-/* Configuration. */
-static struct flow *flows;
-static int nflows;
-static char **ns_names;
-static int *ns_fds, nns;
-static const char *default_cc, *out_dir, *epoch_file;
-static int64_t interval_ns = 1000 * NSEC_PER_USEC, duration_ns = -1;
-static int64_t margin_ns = 10000 * NSEC_PER_USEC;
-static int64_t align_ns;
-static int sndbuf, rcvbuf, lowat, quiet, progress, changes_only;
-static size_t chunk = 128 * 1024;	/* largest read or write */
-static uint64_t seed = 1;
-static struct sampler **samplers;
-static int nsamplers;
-static char **listen_specs;
-static int nlisten;
+/* The command line. */
+static struct config {
+	const char *default_cc, *out_dir, *epoch_file;
+	int64_t interval_ns, duration_ns, margin_ns, align_ns;
+	int sndbuf, rcvbuf, lowat;
+	int quiet, progress, changes_only;
+	size_t chunk;			/* largest read or write */
+	uint64_t seed;
+	const char **listen;		/* --listen specs, opened at setup */
+	int nlisten;
+} cfg = {
+	.interval_ns = 1000 * NSEC_PER_USEC,
+	.duration_ns = -1,
+	.margin_ns = 10000 * NSEC_PER_USEC,
+	.chunk = 128 * 1024,
+	.seed = 1,
+};
 
-/* Run time state. */
-static int ep, tfd;
-static int64_t epoch;
-static struct flow **by_start, **by_stop, **by_id;
-static int nstart, next_start, nstop, next_stop;
-static struct flow **active;		/* receiver flows logged in goodput */
-static int nactive, nstarted, nrx, ndone;
-static int64_t next_tick, next_progress, progress_last;
-static uint64_t total_rcvd, progress_bytes;
-static FILE *goodput;
-static int done, interrupted;
-static unsigned char *txbuf, *rxbuf;	/* chunk bytes each */
+/* The network namespaces the specs name, each opened once. */
+static struct netns_table {
+	char **names;
+	int *fds;
+	int n;
+} nst;
 
-static int64_t rel_us(int64_t t)
-{
-	return t == NONE ? -1 : (t - epoch) / NSEC_PER_USEC;
-}
+/* The flows in command-line order, and the orders the loop needs. */
+static struct flow_table {
+	struct flow *v;
+	int n;
+	struct flow **by_id;		/* maps a receiver's header to its flow */
+	struct flow **by_start;		/* all flows */
+	struct flow **by_stop;		/* flows with a STOP_US */
+	int nstop, next_start, next_stop;
+	struct flow **active;		/* receiver flows logged in goodput */
+	int nactive;
+} ft;
+
+/* The event loop. */
+static struct loop {
+	int ep, tfd;
+	int64_t epoch;			/* CLOCK_MONOTONIC ns */
+	int64_t next_tick, next_progress, progress_last;
+	uint64_t total_rcvd, progress_bytes;
+	int nstarted, nrx, ndone;
+	FILE *goodput;
+	struct sampler **samplers;
+	int nsamplers;
+	unsigned char *txbuf, *rxbuf;	/* cfg.chunk bytes each */
+	int done, interrupted;
+} lp;
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -155,93 +161,50 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-static int ns_index(const char *what, const char *name)
+/* The index of namespace @name in nst, opened on first use (or die). */
+static int ns_index(void *ctx, const char *what, const char *name)
 {
 	int i;
 
-	for (i = 0; i < nns; i++)
-		if (!strcmp(ns_names[i], name))
+	(void)ctx;
+	for (i = 0; i < nst.n; i++)
+		if (!strcmp(nst.names[i], name))
 			return i;
-	ns_names = xrealloc(ns_names, (nns + 1) * sizeof(*ns_names));
-	ns_fds = xrealloc(ns_fds, (nns + 1) * sizeof(*ns_fds));
-	ns_names[nns] = strdup(name);
-	ns_fds[nns] = netns_open(what, name);
-	return nns++;
+	nst.names = xrealloc(nst.names, (nst.n + 1) * sizeof(*nst.names));
+	nst.fds = xrealloc(nst.fds, (nst.n + 1) * sizeof(*nst.fds));
+	nst.names[nst.n] = strdup(name);
+	nst.fds[nst.n] = netns_open(what, name);
+	return nst.n++;
 }
 
-static void parse_addr(const char *what, const char *addr, const char *port,
-		       struct sockaddr_storage *ss, socklen_t *len)
+static void add_flow(const char *spec)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	uint64_t p;
-
-	if (parse_u64(port, &p) || p > 65535)
-		die("%s: PORT '%s' is not a port number", what, port);
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(p);
-		*len = sizeof(*sin);
-	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(p);
-		*len = sizeof(*sin6);
-	} else {
-		die("%s: '%s' is not an IPv4 or IPv6 address", what, addr);
-	}
-}
-
-/* --flow ID,SRC_NETNS,DST_ADDR,DST_PORT,START_US,BYTES,STOP_US[,CC] */
-static void parse_flow(const char *spec)
-{
-	static const char *const name[] = { "ID", "SRC_NETNS", "DST_ADDR",
-		"DST_PORT", "START_US", "BYTES", "STOP_US", "CC" };
-	char *s = strdup(spec), *fl[9], what[64];
-	uint64_t v[7];
+	char err[SPEC_ERR_LEN];
+	struct flow_spec fs;
 	struct flow *f;
-	int n, i;
 
-	n = split_commas(s, fl, 9);
-	if (parse_u64(fl[0], &v[0]) || v[0] > UINT32_MAX)
-		die("--flow '%s': ID is not a number", spec);
-	snprintf(what, sizeof(what), "--flow %s", fl[0]);
-	if (n < 7 || n > 8)
-		die("%s: expected 7 or 8 comma separated fields", what);
-	for (i = 4; i < 7; i++)
-		if (parse_u64(fl[i], &v[i]))
-			die("%s: %s not a number", what, name[i]);
-	if (v[6] && v[6] <= v[4])
-		die("%s: STOP_US must be 0 or after START_US", what);
-	flows = xrealloc(flows, (nflows + 1) * sizeof(*flows));
-	f = &flows[nflows++];
+	if (flow_spec_parse(spec, &fs, ns_index, NULL, err, sizeof(err)))
+		die("%s", err);
+	ft.v = xrealloc(ft.v, (ft.n + 1) * sizeof(*ft.v));
+	f = &ft.v[ft.n++];
 	memset(f, 0, sizeof(*f));
 	f->ev.type = EV_SEND;
 	f->ev.fd = -1;
-	f->id = v[0];
-	f->ns = ns_index(what, fl[1]);
-	parse_addr(what, fl[2], fl[3], &f->dst, &f->dstlen);
-	f->start_ns = v[4] * NSEC_PER_USEC;
-	f->bytes = v[5];
-	f->stop_ns = v[6] * NSEC_PER_USEC;
-	f->cc = n == 8 && *fl[7] ? fl[7] : NULL;
-	f->started_ns = f->connect_ns = NONE;
-	f->first_ns = f->done_ns = NONE;
+	f->spec = fs;
+	flow_stats_init(&f->st);
 }
 
-static void parse_flow_file(const char *path)
+static void read_flow_file(const char *path)
 {
-	char line[1024];
+	char line[1024], *spec;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		die("--flow-file %s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
-		char *p = line + strspn(line, " \t");
-
-		p[strcspn(p, "#\r\n")] = '\0';
-		if (*p)
-			parse_flow(p);
+		spec = flow_file_line(line);
+		if (spec)
+			add_flow(spec);
 	}
 	fclose(f);
 }
@@ -249,75 +212,53 @@ static void parse_flow_file(const char *path)
 /* --sample NETNS,DEV,INTERVAL_US[,PARENT], opened after the options. */
 static void add_sampler(const char *spec)
 {
-	char *s = strdup(spec), *fl[5], *p;
+	char err[SPEC_ERR_LEN];
 	struct sampler *sm;
-	int n = split_commas(s, fl, 5), i;
-	uint64_t iv;
+	int i;
 
-	if (n < 3 || n > 4)
-		die("--sample '%s': expected NETNS,DEV,INTERVAL_US[,PARENT]",
-		    spec);
-	if (parse_u64(fl[2], &iv) || !iv)
-		die("--sample '%s': INTERVAL_US not a positive number", spec);
 	sm = calloc(1, sizeof(*sm));
 	if (!sm)
 		die("out of memory");
-	i = ns_index("--sample", fl[0]);	/* may move ns_fds */
-	qs_open(&sm->qs, ns_fds[i], fl[1], n > 3 ? fl[3] : "root");
-	sm->interval = iv * NSEC_PER_USEC;
-	if (asprintf(&sm->name, "qdisc-%s-%s%s%s.csv", fl[0], fl[1],
-		     n > 3 ? "-" : "", n > 3 ? fl[3] : "") < 0)
-		die("out of memory");
-	for (p = sm->name; *p; p++)	/* paths, handles: keep a file name */
-		if (*p == '/' || *p == ':')
-			*p = '_';
-	samplers = xrealloc(samplers, (nsamplers + 1) * sizeof(*samplers));
-	samplers[nsamplers++] = sm;
-}
-
-static FILE *open_out(const char *name)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	return f;
+	if (sample_spec_parse(spec, &sm->spec, err, sizeof(err)))
+		die("%s", err);
+	i = ns_index(NULL, "--sample", sm->spec.netns);
+	qs_open(&sm->qs, nst.fds[i], sm->spec.dev, sm->spec.parent);
+	sm->interval = sm->spec.interval_us * NSEC_PER_USEC;
+	lp.samplers = xrealloc(lp.samplers,
+			       (lp.nsamplers + 1) * sizeof(*lp.samplers));
+	lp.samplers[lp.nsamplers++] = sm;
 }
 
 static void set_cc(struct flow *f, int fd, const char *cc)
 {
-	socklen_t len = sizeof(f->cc_used);
+	socklen_t len = sizeof(f->st.cc_used);
 
 	if (cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc,
 			     strlen(cc))) {
 		if (errno == ENOENT)
 			die("--flow %u: congestion control '%s' is not "
 			    "available (not built in and module not loaded)",
-			    f->id, cc);
+			    f->spec.id, cc);
 		if (errno == EPERM)
 			die("--flow %u: congestion control '%s' not allowed "
 			    "(net.ipv4.tcp_allowed_congestion_control)",
-			    f->id, cc);
-		die("--flow %u: TCP_CONGESTION '%s': %s", f->id, cc,
+			    f->spec.id, cc);
+		die("--flow %u: TCP_CONGESTION '%s': %s", f->spec.id, cc,
 		    strerror(errno));
 	}
-	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, f->cc_used, &len))
-		strcpy(f->cc_used, "?");
-	f->cc_used[sizeof(f->cc_used) - 1] = '\0';
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, f->st.cc_used, &len))
+		strcpy(f->st.cc_used, "?");
+	f->st.cc_used[sizeof(f->st.cc_used) - 1] = '\0';
 }
 
 static int new_socket(int ns, int family)
 {
 	int fd;
 
-	netns_enter(ns_fds[ns]);
+	netns_enter(nst.fds[ns]);
 	fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		die("socket in netns %s: %s", ns_names[ns], strerror(errno));
+		die("socket in netns %s: %s", nst.names[ns], strerror(errno));
 	return fd;
 }
 
@@ -325,37 +266,34 @@ static void epoll_add(struct evsrc *ev, uint32_t events)
 {
 	struct epoll_event e = { .events = events, .data.ptr = ev };
 
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, ev->fd, &e))
+	if (epoll_ctl(lp.ep, EPOLL_CTL_ADD, ev->fd, &e))
 		die("epoll_ctl: %s", strerror(errno));
 }
 
 /* --listen NETNS,ADDR,PORT */
 static void open_listener(const char *spec)
 {
-	char *s = strdup(spec), *fl[4], what[256];
-	struct sockaddr_storage ss;
+	char err[SPEC_ERR_LEN];
+	struct listen_spec ls;
 	struct evsrc *ev;
-	socklen_t len;
 	int one = 1;
 
-	snprintf(what, sizeof(what), "--listen %s", spec);
-	if (split_commas(s, fl, 4) != 3)
-		die("%s: expected NETNS,ADDR,PORT", what);
-	parse_addr(what, fl[1], fl[2], &ss, &len);
+	if (listen_spec_parse(spec, &ls, ns_index, NULL, err, sizeof(err)))
+		die("%s", err);
 	ev = calloc(1, sizeof(*ev));
 	if (!ev)
 		die("out of memory");
 	ev->type = EV_LISTEN;
-	ev->fd = new_socket(ns_index(what, fl[0]), ss.ss_family);
+	ev->fd = new_socket(ls.ns, ls.addr.ss_family);
 	setsockopt(ev->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Before listen(), so that accepted sockets inherit it. */
-	if (rcvbuf && setsockopt(ev->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-				 sizeof(rcvbuf)))
-		die("%s: SO_RCVBUF: %s", what, strerror(errno));
-	if (bind(ev->fd, (struct sockaddr *)&ss, len))
-		die("%s: bind: %s", what, strerror(errno));
+	if (cfg.rcvbuf && setsockopt(ev->fd, SOL_SOCKET, SO_RCVBUF,
+				     &cfg.rcvbuf, sizeof(cfg.rcvbuf)))
+		die("%s: SO_RCVBUF: %s", ls.what, strerror(errno));
+	if (bind(ev->fd, (struct sockaddr *)&ls.addr, ls.len))
+		die("%s: bind: %s", ls.what, strerror(errno));
 	if (listen(ev->fd, 4096))
-		die("%s: listen: %s", what, strerror(errno));
+		die("%s: listen: %s", ls.what, strerror(errno));
 	epoll_add(ev, EPOLLIN);
 }
 
@@ -369,12 +307,12 @@ static void sender_close(struct flow *f)
 
 static void flow_start(struct flow *f)
 {
-	nstarted++;
-	f->started_ns = now_ns();
-	if (connect(f->ev.fd, (struct sockaddr *)&f->dst, f->dstlen) &&
-	    errno != EINPROGRESS) {
-		f->err = errno;
-		warnmsg("flow %u: connect: %s", f->id, strerror(errno));
+	lp.nstarted++;
+	f->st.started_ns = now_ns();
+	if (connect(f->ev.fd, (struct sockaddr *)&f->spec.dst,
+		    f->spec.dstlen) && errno != EINPROGRESS) {
+		f->st.err = errno;
+		warnmsg("flow %u: connect: %s", f->spec.id, strerror(errno));
 		sender_close(f);
 		return;
 	}
@@ -388,7 +326,7 @@ static void on_send(struct flow *f)
 	unsigned char hdr[HDR_LEN] = HDR_MAGIC;
 	struct iovec iov[2];
 	struct msghdr msg = { .msg_iov = iov };
-	uint64_t len = chunk;
+	uint64_t len = cfg.chunk, bytes = f->spec.bytes;
 	ssize_t r;
 	int err = 0;
 	socklen_t elen = sizeof(err);
@@ -398,32 +336,33 @@ static void on_send(struct flow *f)
 	if (f->sstate == S_CONNECTING) {
 		getsockopt(f->ev.fd, SOL_SOCKET, SO_ERROR, &err, &elen);
 		if (err) {
-			f->err = err;
-			warnmsg("flow %u: connect: %s", f->id, strerror(err));
+			f->st.err = err;
+			warnmsg("flow %u: connect: %s", f->spec.id,
+				strerror(err));
 			sender_close(f);
 			return;
 		}
-		f->connect_ns = now_ns();
+		f->st.connect_ns = now_ns();
 		f->sstate = S_SENDING;
 	}
 	if (f->hdr_sent < HDR_LEN) {
-		hdr[4] = f->id >> 24;
-		hdr[5] = f->id >> 16;
-		hdr[6] = f->id >> 8;
-		hdr[7] = f->id;
+		hdr[4] = f->spec.id >> 24;
+		hdr[5] = f->spec.id >> 16;
+		hdr[6] = f->spec.id >> 8;
+		hdr[7] = f->spec.id;
 		iov[msg.msg_iovlen].iov_base = hdr + f->hdr_sent;
 		iov[msg.msg_iovlen++].iov_len = HDR_LEN - f->hdr_sent;
 	}
-	if (f->bytes && f->bytes - f->sent < len)
-		len = f->bytes - f->sent;
-	iov[msg.msg_iovlen].iov_base = txbuf;
+	if (bytes && bytes - f->st.sent < len)
+		len = bytes - f->st.sent;
+	iov[msg.msg_iovlen].iov_base = lp.txbuf;
 	iov[msg.msg_iovlen++].iov_len = len;
 	r = sendmsg(f->ev.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (r < 0) {
 		if (errno == EAGAIN || errno == EINTR)
 			return;
-		f->err = errno;
-		warnmsg("flow %u: send: %s", f->id, strerror(errno));
+		f->st.err = errno;
+		warnmsg("flow %u: send: %s", f->spec.id, strerror(errno));
 		sender_close(f);
 		return;
 	}
@@ -433,8 +372,8 @@ static void on_send(struct flow *f)
 		f->hdr_sent += h;
 		r -= h;
 	}
-	f->sent += r;
-	if (f->bytes && f->sent == f->bytes)
+	f->st.sent += r;
+	if (bytes && f->st.sent == bytes)
 		sender_close(f);
 }
 
@@ -458,8 +397,8 @@ static void on_accept(struct evsrc *l)
 
 static int cmp_id(const void *a, const void *b)
 {
-	uint32_t x = (*(struct flow *const *)a)->id;
-	uint32_t y = (*(struct flow *const *)b)->id;
+	uint32_t x = (*(struct flow *const *)a)->spec.id;
+	uint32_t y = (*(struct flow *const *)b)->spec.id;
 
 	return x < y ? -1 : x > y;
 }
@@ -469,18 +408,18 @@ static int conn_identify(struct conn *c)
 {
 	struct flow key, *kp = &key, **fp;
 
-	key.id = (uint32_t)c->hdr[4] << 24 | c->hdr[5] << 16 |
-		 c->hdr[6] << 8 | c->hdr[7];
-	fp = bsearch(&kp, by_id, nflows, sizeof(*by_id), cmp_id);
+	key.spec.id = (uint32_t)c->hdr[4] << 24 | c->hdr[5] << 16 |
+		      c->hdr[6] << 8 | c->hdr[7];
+	fp = bsearch(&kp, ft.by_id, ft.n, sizeof(*ft.by_id), cmp_id);
 	if (memcmp(c->hdr, HDR_MAGIC, 4) || !fp || (*fp)->rx_seen) {
 		warnmsg("rejecting a connection with a bad or duplicate header");
 		return -1;
 	}
 	c->f = *fp;
 	c->f->rx_seen = 1;
-	nrx++;
-	if (goodput)
-		active[nactive++] = c->f;
+	lp.nrx++;
+	if (lp.goodput)
+		ft.active[ft.nactive++] = c->f;
 	return 0;
 }
 
@@ -490,26 +429,27 @@ static void conn_close(struct conn *c, int err)
 
 	close(c->ev.fd);
 	if (f) {
-		f->rx_eof = 1;
+		f->st.rx_eof = 1;
 		f->rx_fin = 1;
 		if (err)
-			f->err = err;
-		else if (!f->bytes)
-			f->done_ns = now_ns();	/* unlimited: EOF time */
-		if (f->bytes && f->rcvd < f->bytes)
+			f->st.err = err;
+		else if (!f->spec.bytes)
+			f->st.done_ns = now_ns();	/* unlimited: EOF time */
+		if (f->spec.bytes && f->st.rcvd < f->spec.bytes)
 			warnmsg("flow %u: closed after %" PRIu64 " of %" PRIu64
-			      " bytes%s%s", f->id, f->rcvd, f->bytes,
-			      err ? ": " : "", err ? strerror(err) : "");
-		nrx--;
-		ndone++;
+			      " bytes%s%s", f->spec.id, f->st.rcvd,
+			      f->spec.bytes, err ? ": " : "",
+			      err ? strerror(err) : "");
+		lp.nrx--;
+		lp.ndone++;
 	}
 	free(c);
 }
 
 static void on_recv(struct conn *c)
 {
-	ssize_t r = read(c->ev.fd, rxbuf, chunk);
-	unsigned char *p = rxbuf;
+	ssize_t r = read(c->ev.fd, lp.rxbuf, cfg.chunk);
+	unsigned char *p = lp.rxbuf;
 	struct flow *f;
 
 	if (r <= 0) {
@@ -533,12 +473,13 @@ static void on_recv(struct conn *c)
 	f = c->f;
 	if (!r || !f)
 		return;
-	if (f->first_ns == NONE)
-		f->first_ns = now_ns();
-	f->rcvd += r;
-	total_rcvd += r;
-	if (f->bytes && f->rcvd >= f->bytes && f->done_ns == NONE) {
-		f->done_ns = now_ns();
+	if (f->st.first_ns == NONE)
+		f->st.first_ns = now_ns();
+	f->st.rcvd += r;
+	lp.total_rcvd += r;
+	if (f->spec.bytes && f->st.rcvd >= f->spec.bytes &&
+	    f->st.done_ns == NONE) {
+		f->st.done_ns = now_ns();
 		f->rx_fin = 1;
 	}
 }
@@ -549,18 +490,18 @@ static void on_recv(struct conn *c)
  */
 static void log_goodput(void)
 {
-	int64_t t = rel_us(now_ns());
+	int64_t t = rel_us(now_ns(), lp.epoch);
 	int i;
 
-	for (i = 0; i < nactive; i++) {
-		struct flow *f = active[i];
-		int64_t v[3] = { t, f->id, f->rcvd };
+	for (i = 0; i < ft.nactive; i++) {
+		struct flow *f = ft.active[i];
+		int64_t v[3] = { t, f->spec.id, f->st.rcvd };
 
-		if (!changes_only || f->rcvd != f->logged || f->rx_fin)
-			csv_row(goodput, v, 3);
-		f->logged = f->rcvd;
+		if (!cfg.changes_only || f->st.rcvd != f->logged || f->rx_fin)
+			csv_row(lp.goodput, v, 3);
+		f->logged = f->st.rcvd;
 		if (f->rx_fin)
-			active[i--] = active[--nactive];
+			ft.active[i--] = ft.active[--ft.nactive];
 	}
 }
 
@@ -570,7 +511,7 @@ static void sample(struct sampler *sm)
 	int64_t t = now_ns();
 
 	if (qs_sample(&sm->qs, &st) == 1)
-		qs_write_row(sm->out, rel_us(t), &st);
+		qs_write_row(sm->out, rel_us(t, lp.epoch), &st);
 	sm->next += sm->interval;
 	if (t >= sm->next) {	/* too late: skip ticks, don't burst */
 		sm->skipped += (t - sm->next) / sm->interval + 1;
@@ -580,14 +521,14 @@ static void sample(struct sampler *sm)
 
 static void print_progress(int64_t now)
 {
-	double dt = (now - progress_last) / 1e9;
+	double dt = (now - lp.progress_last) / 1e9;
 
 	fprintf(stderr, "%s: t=%.1fs started %d/%d receiving %d ended %d "
-		"rx %.1f Mbit/s\n", prog, (now - epoch) / 1e9, nstarted,
-		nflows, nrx, ndone,
-		dt > 0 ? (total_rcvd - progress_bytes) * 8 / dt / 1e6 : 0);
-	progress_last = now;
-	progress_bytes = total_rcvd;
+		"rx %.1f Mbit/s\n", prog, (now - lp.epoch) / 1e9, lp.nstarted,
+		ft.n, lp.nrx, lp.ndone,
+		dt > 0 ? (lp.total_rcvd - lp.progress_bytes) * 8 / dt / 1e6 : 0);
+	lp.progress_last = now;
+	lp.progress_bytes = lp.total_rcvd;
 }
 
 /* Run everything that is due at @now. */
@@ -595,55 +536,58 @@ static void run_due(int64_t now)
 {
 	int i;
 
-	while (next_start < nstart &&
-	       epoch + by_start[next_start]->start_ns <= now)
-		flow_start(by_start[next_start++]);
-	while (next_stop < nstop && epoch + by_stop[next_stop]->stop_ns <= now)
-		sender_close(by_stop[next_stop++]);
-	if (goodput && next_tick <= now) {
+	while (ft.next_start < ft.n &&
+	       lp.epoch + ft.by_start[ft.next_start]->spec.start_ns <= now)
+		flow_start(ft.by_start[ft.next_start++]);
+	while (ft.next_stop < ft.nstop &&
+	       lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns <= now)
+		sender_close(ft.by_stop[ft.next_stop++]);
+	if (lp.goodput && lp.next_tick <= now) {
 		log_goodput();
-		next_tick += interval_ns;
-		if (next_tick <= now)	/* late: skip */
-			next_tick += ((now - next_tick) / interval_ns + 1) *
-				     interval_ns;
+		lp.next_tick += cfg.interval_ns;
+		if (lp.next_tick <= now)	/* late: skip */
+			lp.next_tick += ((now - lp.next_tick) /
+					 cfg.interval_ns + 1) * cfg.interval_ns;
 	}
-	for (i = 0; i < nsamplers; i++)
-		if (samplers[i]->next <= now)
-			sample(samplers[i]);
-	if (progress && next_progress <= now) {
+	for (i = 0; i < lp.nsamplers; i++)
+		if (lp.samplers[i]->next <= now)
+			sample(lp.samplers[i]);
+	if (cfg.progress && lp.next_progress <= now) {
 		print_progress(now);
-		next_progress += NSEC_PER_SEC;
+		lp.next_progress += NSEC_PER_SEC;
 	}
-	if (epoch + duration_ns <= now)
-		done = 1;
+	if (lp.epoch + cfg.duration_ns <= now)
+		lp.done = 1;
 }
 
 static void arm_timer(void)
 {
-	int64_t next = epoch + duration_ns;
+	int64_t next = lp.epoch + cfg.duration_ns;
 	struct itimerspec its = { 0 };
 	int i;
 
-	if (next_start < nstart && epoch + by_start[next_start]->start_ns < next)
-		next = epoch + by_start[next_start]->start_ns;
-	if (next_stop < nstop && epoch + by_stop[next_stop]->stop_ns < next)
-		next = epoch + by_stop[next_stop]->stop_ns;
-	if (goodput && next_tick < next)
-		next = next_tick;
-	for (i = 0; i < nsamplers; i++)
-		if (samplers[i]->next < next)
-			next = samplers[i]->next;
-	if (progress && next_progress < next)
-		next = next_progress;
+	if (ft.next_start < ft.n &&
+	    lp.epoch + ft.by_start[ft.next_start]->spec.start_ns < next)
+		next = lp.epoch + ft.by_start[ft.next_start]->spec.start_ns;
+	if (ft.next_stop < ft.nstop &&
+	    lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns < next)
+		next = lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns;
+	if (lp.goodput && lp.next_tick < next)
+		next = lp.next_tick;
+	for (i = 0; i < lp.nsamplers; i++)
+		if (lp.samplers[i]->next < next)
+			next = lp.samplers[i]->next;
+	if (cfg.progress && lp.next_progress < next)
+		next = lp.next_progress;
 	its.it_value = ns_to_ts(next);
-	if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL))
+	if (timerfd_settime(lp.tfd, TFD_TIMER_ABSTIME, &its, NULL))
 		die("timerfd_settime: %s", strerror(errno));
 }
 
 static int cmp_start(const void *a, const void *b)
 {
-	const struct flow *x = *(struct flow *const *)a;
-	const struct flow *y = *(struct flow *const *)b;
+	const struct flow_spec *x = &(*(struct flow *const *)a)->spec;
+	const struct flow_spec *y = &(*(struct flow *const *)b)->spec;
 
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
@@ -652,8 +596,8 @@ static int cmp_start(const void *a, const void *b)
 
 static int cmp_stop(const void *a, const void *b)
 {
-	const struct flow *x = *(struct flow *const *)a;
-	const struct flow *y = *(struct flow *const *)b;
+	const struct flow_spec *x = &(*(struct flow *const *)a)->spec;
+	const struct flow_spec *y = &(*(struct flow *const *)b)->spec;
 
 	return x->stop_ns < y->stop_ns ? -1 : x->stop_ns > y->stop_ns;
 }
@@ -663,151 +607,112 @@ static void setup(void)
 {
 	static struct evsrc timer_ev = { EV_TIMER, -1 };
 	static struct evsrc sig_ev = { EV_SIGNAL, -1 };
-	uint64_t x = seed ? seed : 1;
+	uint64_t x = cfg.seed ? cfg.seed : 1;
 	sigset_t mask;
 	size_t i;
 	int n;
 
-	txbuf = xrealloc(NULL, chunk);
-	rxbuf = xrealloc(NULL, chunk);
-	for (i = 0; i < chunk; i++) {	/* xorshift64 payload */
+	lp.txbuf = xrealloc(NULL, cfg.chunk);
+	lp.rxbuf = xrealloc(NULL, cfg.chunk);
+	for (i = 0; i < cfg.chunk; i++) {	/* xorshift64 payload */
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		txbuf[i] = x;
+		lp.txbuf[i] = x;
 	}
-	raise_nofile(2 * nflows + nlisten + nns + 64);
+	raise_nofile(2 * ft.n + cfg.nlisten + nst.n + 64);
 	no_timer_slack();
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	lp.ep = epoll_create1(EPOLL_CLOEXEC);
+	lp.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sig_ev.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (ep < 0 || tfd < 0 || sig_ev.fd < 0)
+	if (lp.ep < 0 || lp.tfd < 0 || sig_ev.fd < 0)
 		die("epoll/timerfd/signalfd: %s", strerror(errno));
-	timer_ev.fd = tfd;
+	timer_ev.fd = lp.tfd;
 	epoll_add(&timer_ev, EPOLLIN);
 	epoll_add(&sig_ev, EPOLLIN);
 
-	for (n = 0; n < nlisten; n++)
-		open_listener(listen_specs[n]);
-	by_start = xrealloc(NULL, nflows * sizeof(*by_start) + 1);
-	by_stop = xrealloc(NULL, nflows * sizeof(*by_stop) + 1);
-	active = xrealloc(NULL, nflows * sizeof(*active) + 1);
-	for (n = 0; n < nflows; n++) {
-		struct flow *f = &flows[n];
+	for (n = 0; n < cfg.nlisten; n++)
+		open_listener(cfg.listen[n]);
+	ft.by_start = xrealloc(NULL, ft.n * sizeof(*ft.by_start) + 1);
+	ft.by_stop = xrealloc(NULL, ft.n * sizeof(*ft.by_stop) + 1);
+	ft.active = xrealloc(NULL, ft.n * sizeof(*ft.active) + 1);
+	for (n = 0; n < ft.n; n++) {
+		struct flow *f = &ft.v[n];
 
-		f->ev.fd = new_socket(f->ns, f->dst.ss_family);
-		set_cc(f, f->ev.fd, f->cc ? f->cc : default_cc);
-		if (sndbuf && setsockopt(f->ev.fd, SOL_SOCKET, SO_SNDBUF,
-					 &sndbuf, sizeof(sndbuf)))
-			die("--flow %u: SO_SNDBUF: %s", f->id, strerror(errno));
-		if (lowat && setsockopt(f->ev.fd, IPPROTO_TCP,
-					TCP_NOTSENT_LOWAT, &lowat,
-					sizeof(lowat)))
-			die("--flow %u: TCP_NOTSENT_LOWAT: %s", f->id,
+		f->ev.fd = new_socket(f->spec.ns, f->spec.dst.ss_family);
+		set_cc(f, f->ev.fd, f->spec.cc ? f->spec.cc : cfg.default_cc);
+		if (cfg.sndbuf && setsockopt(f->ev.fd, SOL_SOCKET, SO_SNDBUF,
+					     &cfg.sndbuf, sizeof(cfg.sndbuf)))
+			die("--flow %u: SO_SNDBUF: %s", f->spec.id,
 			    strerror(errno));
-		by_start[nstart++] = f;
-		if (f->stop_ns)
-			by_stop[nstop++] = f;
+		if (cfg.lowat && setsockopt(f->ev.fd, IPPROTO_TCP,
+					    TCP_NOTSENT_LOWAT, &cfg.lowat,
+					    sizeof(cfg.lowat)))
+			die("--flow %u: TCP_NOTSENT_LOWAT: %s", f->spec.id,
+			    strerror(errno));
+		ft.by_start[n] = f;
+		if (f->spec.stop_ns)
+			ft.by_stop[ft.nstop++] = f;
 	}
 	netns_enter(-1);
-	qsort(by_start, nstart, sizeof(*by_start), cmp_start);
-	qsort(by_stop, nstop, sizeof(*by_stop), cmp_stop);
+	qsort(ft.by_start, ft.n, sizeof(*ft.by_start), cmp_start);
+	qsort(ft.by_stop, ft.nstop, sizeof(*ft.by_stop), cmp_stop);
 
-	if (interval_ns) {
-		goodput = open_out("goodput.csv");
-		fputs("time_us,flow_id,bytes_total\n", goodput);
+	if (cfg.interval_ns) {
+		lp.goodput = out_open(cfg.out_dir, "goodput.csv");
+		fputs(GOODPUT_CSV_HEADER, lp.goodput);
 	}
-	for (n = 0; n < nsamplers; n++) {
-		samplers[n]->out = open_out(samplers[n]->name);
-		qs_write_header(samplers[n]->out);
+	for (n = 0; n < lp.nsamplers; n++) {
+		lp.samplers[n]->out = out_open(cfg.out_dir,
+					       lp.samplers[n]->spec.file);
+		qs_write_header(lp.samplers[n]->out);
 	}
 
-	epoch = now_ns() + margin_ns;
-	if (align_ns)
-		epoch += align_ns - epoch % align_ns;
-	if (epoch_file) {
-		char tmp[4096];
-		FILE *f;
-
-		snprintf(tmp, sizeof(tmp), "%s.tmp", epoch_file);
-		f = fopen(tmp, "w");
-		if (!f || fprintf(f, "%" PRId64 "\n", epoch) < 0 ||
-		    fclose(f) || rename(tmp, epoch_file))
-			die("--epoch-file %s: %s", epoch_file, strerror(errno));
-	}
-	next_tick = epoch;
-	next_progress = epoch + NSEC_PER_SEC;
-	progress_last = epoch;
-	for (n = 0; n < nsamplers; n++)
-		samplers[n]->next = epoch;
-}
-
-static const char *status(const struct flow *f)
-{
-	if (f->err)
-		return "error";
-	if (f->bytes && f->rcvd >= f->bytes)
-		return "done";
-	if (f->rx_eof)
-		return f->bytes ? "short" : "closed";
-	return f->started_ns == NONE ? "unstarted" : "active";
+	lp.epoch = now_ns() + cfg.margin_ns;
+	if (cfg.align_ns)
+		lp.epoch += cfg.align_ns - lp.epoch % cfg.align_ns;
+	if (cfg.epoch_file && epoch_file_write(cfg.epoch_file, lp.epoch))
+		die("--epoch-file %s: %s", cfg.epoch_file, strerror(errno));
+	lp.next_tick = lp.epoch;
+	lp.next_progress = lp.epoch + NSEC_PER_SEC;
+	lp.progress_last = lp.epoch;
+	for (n = 0; n < lp.nsamplers; n++)
+		lp.samplers[n]->next = lp.epoch;
 }
 
 static void write_results(void)
 {
-	FILE *out = open_out("flows.csv");
+	FILE *out = out_open(cfg.out_dir, "flows.csv");
 	int i, errors = 0;
 
-	fputs("id,src_netns,cc,start_us,bytes,first_byte_us,completion_us,"
-	      "bytes_received,connect_us,started_us,bytes_sent,status\n", out);
-	for (i = 0; i < nflows; i++) {
-		struct flow *f = by_id[i];
+	fputs(FLOWS_CSV_HEADER, out);
+	for (i = 0; i < ft.n; i++) {
+		struct flow *f = ft.by_id[i];
 
-		fprintf(out, "%u,%s,%s,%" PRId64 ",%" PRIu64 ",%" PRId64 ",%"
-			PRId64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRIu64
-			",%s\n", f->id, ns_names[f->ns], f->cc_used,
-			f->start_ns / NSEC_PER_USEC, f->bytes,
-			rel_us(f->first_ns), rel_us(f->done_ns), f->rcvd,
-			rel_us(f->connect_ns), rel_us(f->started_ns), f->sent,
-			status(f));
-		errors += !!f->err;
+		flows_csv_row(out, &f->spec, &f->st, lp.epoch);
+		errors += !!f->st.err;
 	}
-	if (fclose(out) || (goodput && fclose(goodput)))
-		die("%s: write error", out_dir);
-	for (i = 0; i < nsamplers; i++)
-		if (fclose(samplers[i]->out))
-			die("%s: write error", out_dir);
-	if (quiet)
+	if (fclose(out) || (lp.goodput && fclose(lp.goodput)))
+		die("%s: write error", cfg.out_dir);
+	for (i = 0; i < lp.nsamplers; i++)
+		if (fclose(lp.samplers[i]->out))
+			die("%s: write error", cfg.out_dir);
+	if (cfg.quiet)
 		return;
-	for (i = 0; i < nflows; i++) {
-		struct flow *f = by_id[i];
-		int64_t end = f->done_ns != NONE ? f->done_ns : now_ns();
-		double dt = f->first_ns == NONE ? 0 :
-			    (end - f->first_ns) / 1e9;
-
-		printf("flow %u %s %s %s: rx %" PRIu64 " B", f->id,
-		       ns_names[f->ns], f->cc_used, status(f), f->rcvd);
-		if (f->done_ns != NONE)
-			printf(", completion %.6f s (%.6f s after start)",
-			       rel_us(f->done_ns) / 1e6,
-			       (f->done_ns - epoch - f->start_ns) / 1e9);
-		if (dt > 0)
-			printf(", %.2f Mbit/s", f->rcvd * 8 / dt / 1e6);
-		if (f->err)
-			printf(", %s", strerror(f->err));
-		putchar('\n');
-	}
-	for (i = 0; i < nsamplers; i++)
-		printf("sampler %s: %s, %lu late ticks skipped, %lu misses\n",
-		       samplers[i]->name, samplers[i]->qs.kind,
-		       samplers[i]->skipped, samplers[i]->qs.misses);
-	printf("total: %d flows, %d started, rx %" PRIu64 " B, %d errors%s\n",
-	       nflows, nstarted, total_rcvd, errors,
-	       interrupted ? ", interrupted" : "");
+	for (i = 0; i < ft.n; i++)
+		flow_summary(stdout, &ft.by_id[i]->spec, &ft.by_id[i]->st,
+			     lp.epoch, now_ns());
+	for (i = 0; i < lp.nsamplers; i++)
+		sampler_summary(stdout, lp.samplers[i]->spec.file,
+				lp.samplers[i]->qs.kind,
+				lp.samplers[i]->skipped,
+				lp.samplers[i]->qs.misses);
+	totals_summary(stdout, ft.n, lp.nstarted, lp.total_rcvd, errors,
+		       lp.interrupted);
 }
 
 static void parse_args(int argc, char **argv)
@@ -842,29 +747,29 @@ static void parse_args(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			listen_specs = xrealloc(listen_specs, (nlisten + 1) *
-						sizeof(*listen_specs));
-			listen_specs[nlisten++] = optarg;
+			cfg.listen = xrealloc(cfg.listen, (cfg.nlisten + 1) *
+					      sizeof(*cfg.listen));
+			cfg.listen[cfg.nlisten++] = optarg;
 			break;
 		case 'f':
-			parse_flow(optarg);
+			add_flow(optarg);
 			break;
 		case 'F':
-			parse_flow_file(optarg);
+			read_flow_file(optarg);
 			break;
 		case 'c':
-			default_cc = optarg;
+			cfg.default_cc = optarg;
 			break;
 		case 'i':
-			interval_ns = arg_u64("--interval-us", optarg) *
-				      NSEC_PER_USEC;
+			cfg.interval_ns = arg_u64("--interval-us", optarg) *
+					  NSEC_PER_USEC;
 			break;
 		case 'd':
-			duration_ns = arg_u64("--duration-us", optarg) *
-				      NSEC_PER_USEC;
+			cfg.duration_ns = arg_u64("--duration-us", optarg) *
+					  NSEC_PER_USEC;
 			break;
 		case 'o':
-			out_dir = optarg;
+			cfg.out_dir = optarg;
 			break;
 		case 'S':	/* opened once all namespaces are known */
 			sample_specs = xrealloc(sample_specs, (nsample + 1) *
@@ -872,41 +777,41 @@ static void parse_args(int argc, char **argv)
 			sample_specs[nsample++] = optarg;
 			break;
 		case 'e':
-			epoch_file = optarg;
+			cfg.epoch_file = optarg;
 			break;
 		case 'A':
-			align_ns = arg_u64("--align-us", optarg) *
-				   NSEC_PER_USEC;
+			cfg.align_ns = arg_u64("--align-us", optarg) *
+				       NSEC_PER_USEC;
 			break;
 		case 'm':
-			margin_ns = arg_u64("--margin-us", optarg) *
-				    NSEC_PER_USEC;
+			cfg.margin_ns = arg_u64("--margin-us", optarg) *
+					NSEC_PER_USEC;
 			break;
 		case 's':
-			sndbuf = arg_u64("--sndbuf", optarg);
+			cfg.sndbuf = arg_u64("--sndbuf", optarg);
 			break;
 		case 'r':
-			rcvbuf = arg_u64("--rcvbuf", optarg);
+			cfg.rcvbuf = arg_u64("--rcvbuf", optarg);
 			break;
 		case 'L':
-			lowat = arg_u64("--notsent-lowat", optarg);
+			cfg.lowat = arg_u64("--notsent-lowat", optarg);
 			break;
 		case 'k':
-			chunk = arg_u64("--chunk", optarg);
-			if (chunk < 1 || chunk > (1 << 30))
+			cfg.chunk = arg_u64("--chunk", optarg);
+			if (cfg.chunk < 1 || cfg.chunk > (1 << 30))
 				die("--chunk must be 1..2^30 bytes");
 			break;
 		case 'x':
-			seed = arg_u64("--seed", optarg);
+			cfg.seed = arg_u64("--seed", optarg);
 			break;
 		case 'q':
-			quiet = 1;
+			cfg.quiet = 1;
 			break;
 		case 'p':
-			progress = 1;
+			cfg.progress = 1;
 			break;
 		case 'C':
-			changes_only = 1;
+			cfg.changes_only = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -916,21 +821,22 @@ static void parse_args(int argc, char **argv)
 		}
 	}
 	die_extra_args(argc, argv);
-	if (!out_dir)
+	if (!cfg.out_dir)
 		die("--out-dir is required");
-	if (duration_ns <= 0)
+	if (cfg.duration_ns <= 0)
 		die("--duration-us is required and must be > 0");
-	if (!nflows && !nlisten)
+	if (!ft.n && !cfg.nlisten)
 		die("nothing to do: no --flow and no --listen");
-	if (epoch_file)		/* a stale epoch would mislead samplers */
-		unlink(epoch_file);
-	by_id = xrealloc(NULL, nflows * sizeof(*by_id) + 1);
-	for (i = 0; i < nflows; i++)
-		by_id[i] = &flows[i];
-	qsort(by_id, nflows, sizeof(*by_id), cmp_id);
-	for (i = 1; i < nflows; i++)
-		if (by_id[i]->id == by_id[i - 1]->id)
-			die("--flow %u: duplicate flow id", by_id[i]->id);
+	if (cfg.epoch_file)	/* a stale epoch would mislead samplers */
+		unlink(cfg.epoch_file);
+	ft.by_id = xrealloc(NULL, ft.n * sizeof(*ft.by_id) + 1);
+	for (i = 0; i < ft.n; i++)
+		ft.by_id[i] = &ft.v[i];
+	qsort(ft.by_id, ft.n, sizeof(*ft.by_id), cmp_id);
+	for (i = 1; i < ft.n; i++)
+		if (ft.by_id[i]->spec.id == ft.by_id[i - 1]->spec.id)
+			die("--flow %u: duplicate flow id",
+			    ft.by_id[i]->spec.id);
 	for (i = 0; i < nsample; i++)
 		add_sampler(sample_specs[i]);
 	free(sample_specs);
@@ -945,10 +851,10 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	setup();
 	arm_timer();
-	while (!done) {
+	while (!lp.done) {
 		int fired = 0;
 
-		n = epoll_wait(ep, evs, MAX_EVENTS, -1);
+		n = epoll_wait(lp.ep, evs, MAX_EVENTS, -1);
 		if (n < 0 && errno != EINTR)
 			die("epoll_wait: %s", strerror(errno));
 		for (i = 0; i < n; i++) {
@@ -962,7 +868,7 @@ int main(int argc, char **argv)
 				break;
 			case EV_SIGNAL:
 				if (read(ev->fd, buf, sizeof(buf)) > 0)
-					interrupted = done = 1;
+					lp.interrupted = lp.done = 1;
 				break;
 			case EV_LISTEN:
 				on_accept(ev);
@@ -978,15 +884,15 @@ int main(int argc, char **argv)
 		/* After the reads, so that the goodput log is current. */
 		if (fired) {
 			run_due(now_ns());
-			if (!done)
+			if (!lp.done)
 				arm_timer();
 		}
 	}
-	if (interrupted)
-		warnmsg("interrupted at t=%.3f s", (now_ns() - epoch) / 1e9);
+	if (lp.interrupted)
+		warnmsg("interrupted at t=%.3f s", (now_ns() - lp.epoch) / 1e9);
 	write_results();
-	for (i = 0; i < nflows; i++)
-		if (flows[i].err)
+	for (i = 0; i < ft.n; i++)
+		if (ft.v[i].st.err)
 			return 1;
-	return interrupted;
+	return lp.interrupted;
 }

@@ -35,6 +35,17 @@ static u32 in_range(struct reader *r, u32 lo, u32 hi)
 	return lo + (u32)(take(r, 4) % ((u64)hi - lo + 1));
 }
 
+static void check(const struct pt_flow *f, const struct pt_params *p, u32 mss,
+		  u64 srtt_us)
+{
+	const char *why = pt_check_invariants(f, p, mss, srtt_us);
+
+	if (why) {
+		fprintf(stderr, "invariant violated: %s\n", why);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct reader r = { data, size };
@@ -58,20 +69,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	t = take(&r, 8) >> 1;
 
 	pt_flow_init(&f, &p, in_range(&r, 1, 1000), mss, t);
+	check(&f, &p, mss, 0);
 	while (r.n >= 6) {
-		u64 rtt = take(&r, 4) << (take(&r, 1) % 16);
-		u64 step = take(&r, 1);
-		const char *why;
+		u64 rtt = take(&r, 4);
+		u64 step;
 
+		rtt <<= take(&r, 1) % 16;
+		step = take(&r, 1);
 		t += step << (step % 37);
 		pt_on_rtt(&f, &p, rtt, t, mss);
-		if (step & 1)
+		if ((step & 1) || pt_reference_due(&f, &p))
 			pt_update_reference(&f);
-		why = pt_check_invariants(&f, &p, mss, rtt);
-		if (why) {
-			fprintf(stderr, "invariant violated: %s\n", why);
-			abort();
-		}
+		check(&f, &p, mss, rtt);
 	}
 	return 0;
 }

@@ -7,8 +7,8 @@
 #   kmod/tests/test_kmod.sh MODDIR
 #
 # MODDIR holds tcp_theta_powertcp.ko and tcp_powertcp_evo.ko built for the
-# running kernel. Prints "ok N - ..." / "not ok N - ..." per check and closes
-# with "N passed, N failed"; exits non-zero if anything failed.
+# running kernel. Prints KTAP (scripts/tap.sh): "ok N - ..." / "not ok N -
+# ..." per check, the plan and the totals; exits non-zero if anything failed.
 set -u
 
 MODDIR=${1:?usage: test_kmod.sh MODDIR}

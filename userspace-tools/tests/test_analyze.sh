@@ -1,64 +1,108 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test of incast-analyze on synthetic CSVs with known answers, and of
+# The analyzers on fixed inputs with known answers: incast-analyze,
+# fairness-analyze and fct-analyze on synthetic CSVs (figures worked out
+# by hand in the comments), their one-line errors, and
 # testbed/plot_incast.py on a synthetic two-algorithm results directory.
-# No root needed. POSIX sh, awk and python3 (json; matplotlib for the
-# plot). Prints TAP lines; exits 1 if any check fails.
+# No root needed: bash, awk and python3 (json; matplotlib for the plot).
+# Prints KTAP (scripts/tap.sh); exits 1 if any check fails.
 #
-# Environment: BIN (default: ../bin, incast-analyze built with make),
+# Environment: BIN (default: ../bin, the analyzers built with make),
 # PYTHON (for the plot; default: the first of python3, /usr/bin/python3
 # that has matplotlib), KEEP=1 keeps the output directory.
 set -u
 
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
+# shellcheck source=scripts/tap.sh
+. "$ROOT/scripts/tap.sh"
 if [ -z "${BIN:-}" ]; then
 	BIN=$HERE/bin
-	make -s -C "$HERE" bin/incast-analyze >&2 || { echo "Bail out! make"; exit 1; }
+	make -s -C "$HERE" bin/incast-analyze bin/fairness-analyze \
+		bin/fct-analyze >&2 || tap_bail "make"
 fi
 A=$BIN/incast-analyze
+FA=$BIN/fairness-analyze
+FCT=$BIN/fct-analyze
 PLOT=$ROOT/testbed/plot_incast.py
-OUT=$(mktemp -d /tmp/test_analyze.XXXXXX)
-n=0
-fails=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/test_analyze.XXXXXX")
 
 cleanup() {
 	if [ "${KEEP:-0}" = 1 ]; then echo "# output kept in $OUT"; else rm -rf "$OUT"; fi
 }
 trap cleanup EXIT
 
-# jcheck JSON KEY WANT [TOL]: the number KEY of the JSON file is WANT
-# within TOL (default 0, and then it must be an integer).
-jcheck() {
-	note=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-k, want, tol = sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-v = d.get(k)
-print(f"{k} = {v} (want {sys.argv[3]})")
-good = isinstance(v, (int, float)) and abs(v - want) <= tol
-sys.exit(0 if good and (tol or isinstance(v, int)) else 1)
-' "$1" "$2" "$3" "${4:-0}" 2>&1)
-	if [ $? -eq 0 ]; then ok "$(basename "$1" .json): $note"; else notok "$(basename "$1" .json): $note"; fi
+# jchecks JSON: one check per line "PATH WANT [TOL]" on stdin: the value
+# at PATH (keys and list indices joined by '.') of the JSON file is WANT:
+# a number within TOL (default 0, and then it must be an integer), null,
+# true, false, or else a string. The checks are queued; jchecks_run runs
+# them all in one python process (a python start is slow on a busy
+# machine) and prints their results.
+JCHECKS=$OUT/jchecks.txt
+jchecks() {
+	local line
+	while read -r line; do
+		[ -n "$line" ] && printf '%s %s\n' "$1" "$line"
+	done >> "$JCHECKS"
 }
 
-# expect_err DESC CMD...: CMD exits 2 with one line "incast-analyze: ..."
-# on stderr and nothing on stdout.
+jchecks_run() {
+	local st msg
+	[ -s "$JCHECKS" ] || return 0
+	while read -r st msg; do
+		if [ "$st" = 1 ]; then ok "$msg"; else not_ok "$msg"; fi
+	done < <(python3 -c '
+import json, sys
+docs = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    name = f[0].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if f[0] not in docs:
+        try:
+            docs[f[0]] = json.load(open(f[0]))
+        except Exception as e:
+            docs[f[0]] = None
+            print("0 %s: not JSON: %s" % (name, e))
+    d = docs[f[0]]
+    if d is None:
+        continue
+    path, want, tol = f[1], f[2], float(f[3]) if len(f) > 3 else 0.0
+    v = d
+    try:
+        for k in path.split("."):
+            v = v[int(k)] if isinstance(v, list) else v[k]
+    except (KeyError, IndexError, ValueError, TypeError):
+        print("0 %s: %s missing" % (name, path))
+        continue
+    if want in ("null", "true", "false"):
+        good = v == {"null": None, "true": True, "false": False}[want]
+    else:
+        try:
+            w = float(want)
+        except ValueError:
+            good = v == want
+        else:
+            good = (isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and abs(v - w) <= tol and (tol > 0 or isinstance(v, int)))
+    print("%d %s: %s = %s (want %s)" % (bool(good), name, path, json.dumps(v), want))
+' "$JCHECKS")
+	: > "$JCHECKS"
+}
+
+# expect_err DESC CMD...: CMD exits 2 with one line "PROG: ..." on stderr
+# (PROG: CMD's name) and nothing on stdout.
 expect_err() {
-	desc=$1
+	local desc=$1 rc msg
 	shift
 	"$@" >"$OUT/err.out" 2>"$OUT/err.err"
 	rc=$?
 	msg=$(head -n 1 "$OUT/err.err")
 	if [ $rc -eq 2 ] && [ "$(wc -l <"$OUT/err.err")" -eq 1 ] &&
-	   [ ! -s "$OUT/err.out" ] && case $msg in incast-analyze:\ *) true;; *) false;; esac; then
+	   [ ! -s "$OUT/err.out" ] && [[ $msg == "$(basename "$1"): "* ]]; then
 		ok "error: $desc: $msg"
 	else
-		notok "error: $desc: exit $rc, stderr '$(cat "$OUT/err.err")'"
+		not_ok "error: $desc: exit $rc, stderr '$(cat "$OUT/err.err")'"
 	fi
 }
 
@@ -105,28 +149,30 @@ ARGS1="$IN1 --algorithm cubic --link-mbps 100 --incast-us 100000 --end-us 200000
 if "$A" $ARGS1 >"$OUT/main.json" 2>"$OUT/main.err"; then
 	ok "main run: $(tr -d '\n' <"$OUT/main.json" | cut -c1-60)..."
 else
-	notok "main run: $(cat "$OUT/main.err")"
+	not_ok "main run: $(cat "$OUT/main.err")"
 fi
 J=$OUT/main.json
-jcheck "$J" avg_throughput_mbps 100 0.0005
-jcheck "$J" link_rate_mbps 100 0.0005
-jcheck "$J" thr_norm_gbps 25 0.0005
-jcheck "$J" avg_queue_bytes 14851.485 0.001
-jcheck "$J" p99_queue_bytes 95000
-jcheck "$J" peak_queue_bytes 100000
-jcheck "$J" drain_time_us 26000
-jcheck "$J" combined_score "$(awk 'BEGIN { printf "%.4f", exp(5) - 1500000 / 101 / 100 }')" 0.002
-jcheck "$J" goodput_mbps 96 0.0005
-jcheck "$J" jain_index "$(awk 'BEGIN { printf "%.6f", 1.44 / 1.62 }')" 0.0001
-jcheck "$J" drops 100
-jcheck "$J" flows 4
-jcheck "$J" samples 101
-jcheck "$J" mean_interval_us 1000 0.0005
-jcheck "$J" window_start_us 100000
-jcheck "$J" window_end_us 200000
-jcheck "$J" pre_avg_queue_bytes 5000 0.0005
-jcheck "$J" pre_throughput_mbps 100 0.0005
-note=$(python3 -c '
+jchecks "$J" <<EOF
+avg_throughput_mbps 100 0.0005
+link_rate_mbps 100 0.0005
+thr_norm_gbps 25 0.0005
+avg_queue_bytes 14851.485 0.001
+p99_queue_bytes 95000
+peak_queue_bytes 100000
+drain_time_us 26000
+combined_score $(awk 'BEGIN { printf "%.4f", exp(5) - 1500000 / 101 / 100 }') 0.002
+goodput_mbps 96 0.0005
+jain_index $(awk 'BEGIN { printf "%.6f", 1.44 / 1.62 }') 0.0001
+drops 100
+flows 4
+samples 101
+mean_interval_us 1000 0.0005
+window_start_us 100000
+window_end_us 200000
+pre_avg_queue_bytes 5000 0.0005
+pre_throughput_mbps 100 0.0005
+EOF
+if note=$(python3 -c '
 import json, sys
 keys = ["algorithm", "avg_throughput_mbps", "link_rate_mbps",
         "avg_queue_bytes", "p99_queue_bytes", "peak_queue_bytes",
@@ -139,8 +185,11 @@ miss = [k for k in keys if k not in d]
 order = [k for k in d if k in keys] == keys
 print("missing %s, order %s, algorithm %s" % (miss, order, d.get("algorithm")))
 sys.exit(0 if not miss and order and d["algorithm"] == "cubic" else 1)
-' "$J")
-if [ $? -eq 0 ]; then ok "all keys, in order: $note"; else notok "keys: $note"; fi
+' "$J"); then
+	ok "all keys, in order: $note"
+else
+	not_ok "keys: $note"
+fi
 
 # Later analysis window: the queue has drained (all 0), drain time is
 # still from T0; goodput (250000 + 100000 + 500000 B) / 50 ms = 136 Mbit/s,
@@ -148,28 +197,32 @@ if [ $? -eq 0 ]; then ok "all keys, in order: $note"; else notok "keys: $note"; 
 # shellcheck disable=SC2086
 "$A" $ARGS1 --from-us 150000 --json "$OUT/from.json" >"$OUT/from.out" 2>&1
 rc=$?
-if [ $rc -eq 0 ] && [ ! -s "$OUT/from.out" ]; then ok "--json writes the file only"; else notok "--from-us/--json run: exit $rc $(cat "$OUT/from.out")"; fi
+if [ $rc -eq 0 ] && [ ! -s "$OUT/from.out" ]; then ok "--json writes the file only"; else not_ok "--from-us/--json run: exit $rc $(cat "$OUT/from.out")"; fi
 J=$OUT/from.json
-jcheck "$J" window_start_us 150000
-jcheck "$J" samples 51
-jcheck "$J" avg_queue_bytes 0 0.0005
-jcheck "$J" peak_queue_bytes 0
-jcheck "$J" drain_time_us 26000
-jcheck "$J" goodput_mbps 136 0.0005
-jcheck "$J" jain_index "$(awk 'BEGIN { printf "%.6f", 0.7225 / (3 * 0.3225) }')" 0.0001
-jcheck "$J" drops 50
+jchecks "$J" <<EOF
+window_start_us 150000
+samples 51
+avg_queue_bytes 0 0.0005
+peak_queue_bytes 0
+drain_time_us 26000
+goodput_mbps 136 0.0005
+jain_index $(awk 'BEGIN { printf "%.6f", 0.7225 / (3 * 0.3225) }') 0.0001
+drops 50
+EOF
 
 # Normalisation to a 25 Gbit/s link: 100 of 200 Mbit/s is 12.5.
 # shellcheck disable=SC2086
 "$A" $IN1 --algorithm x --link-mbps 200 --incast-us 100000 --end-us 200000 \
 	--bdp-bytes 25000 --json "$OUT/r200.json" 2>&1
-jcheck "$OUT/r200.json" thr_norm_gbps 12.5 0.0005
+jchecks "$OUT/r200.json" <<EOF
+thr_norm_gbps 12.5 0.0005
+EOF
 
 # --- CSV rows ------------------------------------------------------------
 # shellcheck disable=SC2086
 "$A" $ARGS1 --csv-row "$OUT/rows.csv" >/dev/null &&
 	"$A" $ARGS1 --from-us 150000 --csv-row "$OUT/rows.csv" >/dev/null
-note=$(python3 -c '
+if note=$(python3 -c '
 import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1])))
 d = json.load(open(sys.argv[2]))
@@ -179,8 +232,11 @@ vals_ok = len(rows) == 3 and all(
     for k, v in zip(rows[0], rows[1]))
 print(f"{len(rows)} lines, header = JSON keys: {hdr_ok}, values: {vals_ok}")
 sys.exit(0 if hdr_ok and vals_ok else 1)
-' "$OUT/rows.csv" "$OUT/main.json" 2>&1)
-if [ $? -eq 0 ]; then ok "--csv-row appends: $note"; else notok "--csv-row: $note"; fi
+' "$OUT/rows.csv" "$OUT/main.json" 2>&1); then
+	ok "--csv-row appends: $note"
+else
+	not_ok "--csv-row: $note"
+fi
 
 # --- synthetic input 2: a ramp ------------------------------------------
 # Samples every ms, queue (i + 1) * 1000 for i = 0..99 then 0: mean 50500,
@@ -200,19 +256,23 @@ IN2="--qdisc $D2/qdisc.csv --goodput $D2/goodput.csv --flows $D2/flows.csv --alg
 # shellcheck disable=SC2086
 "$A" $IN2 --bdp-bytes 50000 --json "$OUT/ramp.json"
 J=$OUT/ramp.json
-jcheck "$J" samples 100
-jcheck "$J" avg_queue_bytes 50500 0.0005
-jcheck "$J" p99_queue_bytes 99000
-jcheck "$J" peak_queue_bytes 100000
-jcheck "$J" drain_time_us -1
-jcheck "$J" goodput_mbps 0 0.0005
-jcheck "$J" jain_index 0 0.0005
-jcheck "$J" flows 0
-jcheck "$J" pre_avg_queue_bytes 0 0.0005
-jcheck "$J" pre_throughput_mbps 0 0.0005
+jchecks "$J" <<EOF
+samples 100
+avg_queue_bytes 50500 0.0005
+p99_queue_bytes 99000
+peak_queue_bytes 100000
+drain_time_us -1
+goodput_mbps 0 0.0005
+jain_index 0 0.0005
+flows 0
+pre_avg_queue_bytes 0 0.0005
+pre_throughput_mbps 0 0.0005
+EOF
 # shellcheck disable=SC2086
 "$A" $IN2 --bdp-bytes 200000 --json "$OUT/ramp_bigb.json"
-jcheck "$OUT/ramp_bigb.json" drain_time_us 0
+jchecks "$OUT/ramp_bigb.json" <<EOF
+drain_time_us 0
+EOF
 
 # --- synthetic input 3: jittered sample times ---------------------------
 # t = 1000 k + (even jitter in [-8, 8]), exact at k = 10 and 90, sent =
@@ -232,10 +292,12 @@ awk 'BEGIN {
 	--algorithm bbr --link-mbps 100 --incast-us 10000 --end-us 90000 \
 	--bdp-bytes 1000 --json "$OUT/jitter.json"
 J=$OUT/jitter.json
-jcheck "$J" avg_throughput_mbps 100 0.0005
-jcheck "$J" samples 81
-jcheck "$J" mean_interval_us 1000 0.0005
-jcheck "$J" drain_time_us -1
+jchecks "$J" <<EOF
+avg_throughput_mbps 100 0.0005
+samples 81
+mean_interval_us 1000 0.0005
+drain_time_us -1
+EOF
 
 # --- errors ------------------------------------------------------------
 R="--algorithm a --link-mbps 100 --incast-us 100000 --end-us 200000 --bdp-bytes 25000"
@@ -272,6 +334,200 @@ expect_err "window after the data" "$A" $IN1 --algorithm a --link-mbps 100 --inc
 expect_err "window with one sample" "$A" $IN1 --algorithm a --link-mbps 100 --incast-us 100500 --end-us 101500 --bdp-bytes 1
 }
 
+# --- fairness-analyze --------------------------------------------------
+# Two flows, phases of 10 ms (P), goodput rows every ms, link 100 Mbit/s,
+# settle 2 ms, averages over 3 intervals, 10% tolerance. Per ms (bytes):
+#   flow 0, (0, 20] ms:  11875 (95 Mbit/s) to 10 ms, 9375 (75) to 13 ms,
+#                        then 6000 (48)
+#   flow 1, (10, 30] ms: 2500 (20) to 13 ms, 6000 (48) to 20 ms, then
+#                        12000 (96)
+# Phase 0 [0, 10]: flow 0 alone, 95 Mbit/s in [2, 10]; its first 3-interval
+#   average, over (1, 4] ms, is within 10% of 100: converged at 2500 us.
+# Phase 1 [10, 20]: fair share 50; in [12, 20] ms flow 0 sends 9375 + 7 x
+#   6000 B = 51.375 Mbit/s, flow 1 2500 + 7 x 6000 = 44.5; Jain
+#   95.875^2 / (2 (51.375^2 + 44.5^2)) = 0.9949; interval rates 75, 7 x 48
+#   and 20, 7 x 48: std devs sqrt(2719.125 - 51.375^2) = 8.929 and
+#   sqrt(2066 - 44.5^2) = 9.260, mean 9.095. Flow 1's averages (11, 14]:
+#   29.3, (12, 15]: 38.7, (13, 16]: 48 -> converged at (13 + 16) / 2 -
+#   10 = 4.5 ms; flow 0's average there is 48 too: all fair at 4.5 ms.
+# Phase 2 [20, 30]: flow 1 alone at 96, its first average (20, 23] ms:
+#   all fair at 1.5 ms; no newcomer.
+D4=$OUT/fair
+mkdir -p "$D4"
+awk 'BEGIN {
+	print "time_us,flow_id,bytes_total"
+	for (t = 1000; t <= 30000; t += 1000) {
+		if (t <= 20000) {
+			b0 += t <= 10000 ? 11875 : t <= 13000 ? 9375 : 6000
+			printf "%d,0,%d\n", t, b0
+		}
+		if (t > 10000) {
+			b1 += t <= 13000 ? 2500 : t <= 20000 ? 6000 : 12000
+			printf "%d,1,%d\n", t, b1
+		}
+	}
+}' >"$D4/goodput.csv"
+{
+	head -n 1 "$D1/flows.csv"
+	echo "0,h0,x,0,0,1000,-1,1,1,1,1,closed"
+	echo "1,h1,x,10000,0,11000,-1,1,1,1,1,closed"
+} >"$D4/flows.csv"
+FARGS=(--goodput "$D4/goodput.csv" --flows "$D4/flows.csv" --phase-us 10000
+       --link-mbps 100 --settle-us 2000)
+check "fairness-analyze runs" "$FA" "${FARGS[@]}" --algorithm synth \
+	--phases 3 --json "$OUT/fair.json"
+jchecks "$OUT/fair.json" <<EOF
+algorithm synth
+flows 2
+interval_us 1000
+smooth_intervals 3
+phases.0.active.0 0
+phases.0.window_start_us 2000
+phases.0.flow_rates_mbps.0 95 0.0005
+phases.0.throughput_mbps 95 0.0005
+phases.0.jain_index 1 0.00005
+phases.0.convergence_time_us 2500
+phases.0.all_fair_time_us 2500
+phases.0.min_intervals 8
+phases.1.flows 2
+phases.1.fair_share_mbps 50 0.0005
+phases.1.flow_rates_mbps.0 51.375 0.0005
+phases.1.flow_rates_mbps.1 44.5 0.0005
+phases.1.flow_stddev_mbps.0 8.929 0.0005
+phases.1.flow_stddev_mbps.1 9.260 0.0005
+phases.1.rate_stddev_mbps 9.095 0.0005
+phases.1.jain_index 0.9949 0.00005
+phases.1.throughput_mbps 95.875 0.0005
+phases.1.newcomer 1
+phases.1.convergence_time_us 4500
+phases.1.all_fair_time_us 4500
+phases.2.active.0 1
+phases.2.flow_rates_mbps.0 96 0.0005
+phases.2.throughput_mbps 96 0.0005
+phases.2.newcomer null
+phases.2.convergence_time_us null
+phases.2.all_fair_time_us 1500
+EOF
+# Tolerance 4%: 95 is not within 4% of 100, 48 of 50 and 96 of 100 are.
+"$FA" "${FARGS[@]}" --algorithm synth --tolerance 4 --json "$OUT/fair4.json"
+jchecks "$OUT/fair4.json" <<EOF
+tolerance 0.04 0.00005
+phases.0.convergence_time_us -1
+phases.1.convergence_time_us 4500
+phases.2.all_fair_time_us 1500
+EOF
+expect_err "fairness-analyze: bad --algorithm" "$FA" "${FARGS[@]}" \
+	--algorithm 'a b'
+expect_err "fairness-analyze: --phases for other flows" "$FA" \
+	"${FARGS[@]}" --algorithm synth --phases 5
+sed '3s/,10000,/,9000,/' "$D4/flows.csv" >"$OUT/fair_start.csv"
+expect_err "fairness-analyze: a flow off its phase" "$FA" \
+	--goodput "$D4/goodput.csv" --flows "$OUT/fair_start.csv" \
+	--phase-us 10000 --link-mbps 100 --algorithm synth
+
+# --- fct-analyze -------------------------------------------------------
+# MTU 1500 (MSS 1448), 100 Mbit/s, propagation RTT 100 us in a rack, 200
+# across. ideal = 1.5 P + max(0, S + 8 + 66 n - 3000) * 8 / 100 us,
+# n = ceil((S + 8) / 1448):
+#   0: 1440 B rack:  150 us; FCT 300: slowdown 2
+#   1: 1440 B cross: 300 us; FCT 450: 1.5
+#   2: 50000 B rack: n 35, 150 + 49318 * 0.08 = 4095.44 us; FCT 12286:
+#      2.99992
+#   3: 200000 B rack: n 139, 150 + 206182 * 0.08 = 16644.56; FCT 33289:
+#      1.99999
+#   4: 2 MB cross, never started: n 1382, 300 + 2088220 * 0.08 = 167357.6
+#   5: 1440 B rack, short (not all bytes): unfinished
+# short (< 100 KB): 4 flows, 3 done, slowdowns 1.5, 2, 2.99992: p50 2
+# (rank 2 of 3), p99 2.9999, mean 2.16664; all: p50 1.99999 (rank 2 of 4),
+# mean 2.12498; long: none done, null percentiles.
+D5=$OUT/fct
+mkdir -p "$D5"
+cat >"$D5/manifest.csv" <<EOF
+id,src,dst,src_leaf,dst_leaf,start_us,bytes
+0,1,2,1,1,1000,1440
+1,1,5,1,2,2000,1440
+2,2,3,1,1,3000,50000
+3,3,4,1,1,4000,200000
+4,4,8,1,2,5000,2000000
+5,5,6,2,2,6000,1440
+EOF
+{
+	head -n 1 "$D1/flows.csv"
+	echo "0,tb_h1,x,1000,1440,1200,1300,1440,1150,1010,1440,done"
+	echo "1,tb_h1,x,2000,1440,2400,2450,1440,2300,2005,1440,done"
+	echo "2,tb_h2,x,3000,50000,3200,15286,50000,3150,3020,50000,done"
+	echo "3,tb_h3,x,4000,200000,4200,37289,200000,4150,4100,200000,done"
+	echo "4,tb_h4,x,5000,2000000,-1,-1,0,-1,-1,0,unstarted"
+	echo "5,tb_h5,x,6000,1440,6200,-1,700,6100,6050,1440,short"
+} >"$D5/flows.csv"
+CARGS=(--flows "$D5/flows.csv" --manifest "$D5/manifest.csv" --load 50
+       --link-mbps 100 --prop-rtt-rack-us 100 --prop-rtt-cross-us 200)
+check "fct-analyze runs" "$FCT" "${CARGS[@]}" --algorithm synth \
+	--json "$OUT/fct.json" --per-flow "$D5/per_flow.csv"
+jchecks "$OUT/fct.json" <<EOF
+algorithm synth
+mtu 1500
+flows 6
+completed 4
+unfinished 2
+never_started 1
+max_start_lateness_us 100
+last_start_us 6000
+min_slowdown 1.5 0.00005
+buckets.0.bucket short
+buckets.0.flows 4
+buckets.0.completed 3
+buckets.0.unfinished 1
+buckets.0.median_size_bytes 1440
+buckets.0.p50_slowdown 2 0.00005
+buckets.0.p99_slowdown 2.9999 0.00005
+buckets.0.max_slowdown 2.9999 0.00005
+buckets.0.mean_slowdown 2.1666 0.00005
+buckets.0.p999_meaningful false
+buckets.1.flows 1
+buckets.1.p50_slowdown 2 0.00005
+buckets.2.bucket long
+buckets.2.hi_bytes -1
+buckets.2.completed 0
+buckets.2.unfinished 1
+buckets.2.p50_slowdown null
+buckets.3.bucket all
+buckets.3.flows 6
+buckets.3.p50_slowdown 2 0.00005
+buckets.3.p999_slowdown 2.9999 0.00005
+buckets.3.mean_slowdown 2.1250 0.00005
+fine_buckets.0.flows 3
+fine_buckets.0.p50_slowdown 1.5 0.00005
+fine_buckets.4.lo_bytes 50000
+fine_buckets.4.completed 1
+fine_buckets.8.unfinished 1
+fine_buckets.10.median_size_bytes -1
+EOF
+check "fct-analyze --per-flow rows" diff -u - "$D5/per_flow.csv" <<EOF
+id,src,dst,cross,bytes,start_us,started_us,connect_us,completion_us,fct_us,ideal_us,slowdown,status
+0,1,2,0,1440,1000,1010,1150,1300,300,150.0,2.0000,done
+1,1,5,1,1440,2000,2005,2300,2450,450,300.0,1.5000,done
+2,2,3,0,50000,3000,3020,3150,15286,12286,4095.4,2.9999,done
+3,3,4,0,200000,4000,4100,4150,37289,33289,16644.6,2.0000,done
+4,4,8,1,2000000,5000,-1,-1,-1,-1,167357.6,-1.0000,unstarted
+5,5,6,0,1440,6000,6050,6100,-1,-1,150.0,-1.0000,short
+EOF
+expect_err "fct-analyze: bad --algorithm" "$FCT" "${CARGS[@]}" \
+	--algorithm 'x"y'
+sed '4s/,50000,/,50001,/' "$D5/flows.csv" >"$OUT/fct_size.csv"
+expect_err "fct-analyze: a size that differs from the manifest" "$FCT" \
+	--flows "$OUT/fct_size.csv" --manifest "$D5/manifest.csv" --load 50 \
+	--link-mbps 100 --prop-rtt-rack-us 100 --prop-rtt-cross-us 200 \
+	--algorithm synth
+head -n 6 "$D5/flows.csv" >"$OUT/fct_missing.csv"
+expect_err "fct-analyze: a flow missing from flows.csv" "$FCT" \
+	--flows "$OUT/fct_missing.csv" --manifest "$D5/manifest.csv" \
+	--load 50 --link-mbps 100 --prop-rtt-rack-us 100 \
+	--prop-rtt-cross-us 200 --algorithm synth
+
+# The JSON checks queued above.
+jchecks_run
+
 # --- plot_incast.py ------------------------------------------------------
 # Two algorithms, 0.5 ms samples over 0.5 s, incast at 200 ms, analysed to
 # 400 ms, 100 Mbit/s: a short queue spike for theta_powertcp, a long one
@@ -282,7 +538,7 @@ for p in python3 /usr/bin/python3; do
 	"$p" -c 'import matplotlib, numpy' 2>/dev/null && PY=$p
 done
 if [ -z "$PY" ]; then
-	ok "# SKIP plot_incast.py: no python3 with matplotlib and numpy"
+	skip "plot_incast.py" "no python3 with matplotlib and numpy"
 else
 	P=$OUT/results
 	for alg in cubic theta_powertcp; do
@@ -320,7 +576,7 @@ else
 	if "$PY" "$PLOT" --results "$P" --out "$OUT/fig.png" --title "synthetic incast" 2>"$OUT/plot.err"; then
 		ok "plot_incast.py runs"
 	else
-		notok "plot_incast.py: $(cat "$OUT/plot.err")"
+		not_ok "plot_incast.py: $(cat "$OUT/plot.err")"
 	fi
 	for f in fig.png fig_cdf.png; do
 		size=$(wc -c <"$OUT/$f" 2>/dev/null || echo 0)
@@ -328,7 +584,7 @@ else
 		if [ "$magic" = PNG ] && [ "$size" -gt 20000 ]; then
 			ok "$f is a PNG of $size bytes"
 		else
-			notok "$f: '$magic', $size bytes"
+			not_ok "$f: '$magic', $size bytes"
 		fi
 	done
 	mkdir -p "$OUT/noalgs/x"
@@ -337,9 +593,8 @@ else
 	if [ $rc -ne 0 ] && [ "$(wc -l <"$OUT/plot.err")" -eq 1 ] && [ ! -e "$OUT/none.png" ]; then
 		ok "plot_incast.py without algorithms fails: $(cat "$OUT/plot.err")"
 	else
-		notok "plot_incast.py without algorithms: exit $rc, $(cat "$OUT/plot.err")"
+		not_ok "plot_incast.py without algorithms: exit $rc, $(cat "$OUT/plot.err")"
 	fi
 fi
 
-echo "1..$n"
-[ $fails -eq 0 ] || { echo "# $fails of $n failed"; exit 1; }
+tap_done
