@@ -303,6 +303,33 @@ static void test_cwnd_over_srtt(void)
 	      pt_cwnd_pkts(&f, &p, 10000000, 2));
 }
 
+/*
+ * The module's mapping: a quarter-packet window keeps snd_cwnd at the
+ * one-packet floor, and sk_pacing_rate is 5/4 of the law's rate W/τ (so
+ * the window binds), capped at the line rate.
+ */
+static void test_mapping(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+	u64 law, sk;
+
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	f.wnd = PT_WND_ONE / 4;
+	CHECK(pt_cwnd_pkts(&f, &p, 1000, PT_CWND_MIN) == 1, "floor: %u",
+	      pt_cwnd_pkts(&f, &p, 1000, PT_CWND_MIN));
+	f.wnd = 3 * PT_WND_ONE;
+	law = pt_pacing_rate(&f, &p, MSS);
+	sk = pt_sk_pacing_rate(&f, &p, MSS);
+	CHECK(law == 3ULL * MSS * 1000, "law rate %llu", (unsigned long long)law);
+	CHECK(sk == law * 5 / 4, "paced at %llu, law %llu",
+	      (unsigned long long)sk, (unsigned long long)law);
+	f.wnd = pt_wnd_hi(&p, pt_tau_ns(&p, &f), MSS);
+	CHECK(pt_sk_pacing_rate(&f, &p, MSS) == 100000000 / 8,
+	      "at line rate: %llu",
+	      (unsigned long long)pt_sk_pacing_rate(&f, &p, MSS));
+}
+
 /* 128-bit references for the fixed-point helpers. */
 typedef unsigned __int128 u128;
 
@@ -477,6 +504,7 @@ static const struct {
 	  test_reference_once_per_rtt },
 	{ "closed loop settles at the analytic fixed point", test_equilibrium },
 	{ "snd_cwnd = W * max(srtt, tau) / tau", test_cwnd_over_srtt },
+	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },
 	{ "extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
 	  test_extremes },
 	{ "random inputs match 128-bit arithmetic", test_random_against_exact },
