@@ -37,6 +37,9 @@
 # leaf (quickack: every host receives), leaves default via the spine,
 # spine 10.L.0.0/16 via leaf L. One spine: no ECMP, every path unique.
 
+# "A && B || die" throughout: die if any of the steps fails, as meant.
+# shellcheck disable=SC2015
+
 TB_SPINE=tb_s1
 # shellcheck source=testbed/topology.sh
 . "$(dirname "${BASH_SOURCE[0]}")/topology.sh"
@@ -132,6 +135,7 @@ tb_leafspine() {
 ls_warm() {
 	local n=$1 hpl=$2 s pids=() rc=0
 	for s in $(seq 1 "$n"); do
+		# shellcheck disable=SC2016 # expanded by the inner bash
 		ip netns exec "$(tb_host "$s")" bash -c '
 			s=$1 n=$2 hpl=$3
 			for d in $(seq 1 "$n"); do
