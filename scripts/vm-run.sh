@@ -142,6 +142,8 @@ fi
 SHARED=()
 for d in "${SHARES[@]}"; do
 	[[ $d == /* ]] || d=$PWD/$d
+	[[ $d != *[[:space:]:,]* ]] ||
+		die "--share: '$d' has a space, ':' or ',': share another directory"
 	err=$(mkdir -p "$d" 2>&1) ||
 		die "--share: cannot create $d (${err##*: }): share an existing directory or one you can create"
 	[ -w "$d" ] || die "--share: $d is not writable: share a directory you can write"

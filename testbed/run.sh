@@ -106,6 +106,9 @@ if [ -z "$OUT" ]; then
 else
 	[[ $OUT == /* ]] || OUT=$CALLER/$OUT
 fi
+[ "$NATIVE" = 1 ] || [[ $OUT/ == "$ROOT"/* ]] || [[ $OUT != *[[:space:]:,]* ]] ||
+	bad "--out: '$OUT' cannot be shared with the guests (a space, ':' or" \
+		"',' in the path): use another directory"
 err=$(mkdir -p "$OUT" 2>&1) ||
 	bad "--out: cannot create $OUT (${err##*: }): give a directory you can write"
 probe=$(mktemp "$OUT/.run.XXXXXX" 2>/dev/null) ||
