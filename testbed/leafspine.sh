@@ -131,7 +131,9 @@ tb_leafspine() {
 # closed: answered by a reset), so that the neighbor (ARP) entries on every
 # hop exist both ways before the flows start: the first packet of a path
 # would otherwise wait for address resolution on each hop. A reset means
-# the pair is reachable; anything else (timeout, no route) fails.
+# the pair is reachable. The first packets into a fresh fabric can be lost
+# (seen: a destination host silent for 10 s of guest time, then fine), so
+# a pair gets three tries of 10 s; anything else (no route) fails.
 ls_warm() {
 	local n=$1 hpl=$2 s pids=() rc=0
 	for s in $(seq 1 "$n"); do
@@ -141,8 +143,12 @@ ls_warm() {
 			for d in $(seq 1 "$n"); do
 				[ "$s" = "$d" ] && continue
 				a=10.$(((d - 1) / hpl + 1)).$(((d - 1) % hpl + 1)).2
-				e=$(timeout 10 bash -c "exec 3<>/dev/tcp/$a/9" 2>&1)
-				[[ $e == *refused* ]] || { echo "$s -> $a: $e"; exit 1; }
+				for t in 1 2 3; do
+					e=$(timeout 10 bash -c "exec 3<>/dev/tcp/$a/9" 2>&1)
+					[[ $e == *refused* ]] && break
+					echo "$s -> $a: attempt $t: ${e:-no answer in 10 s}"
+				done
+				[[ $e == *refused* ]] || exit 1
 			done' warm "$s" "$n" "$hpl" >&2 &
 		pids+=($!)
 	done

@@ -18,11 +18,10 @@ usage() {
 	cat <<USAGE
 usage: testbed/run.sh incast|fairness|websearch [options]
                       [-- options for testbed/EXPERIMENT.sh]
-  --algorithms A,B,.. the algorithms, each a spec as --cc of the experiments
+  --algorithms A,B,.. the algorithms, comma-separated specs (below)
                       (default: those of testbed/algorithms.tsv for the
-                      experiment: $(tb_reg_names incast | paste -sd, -)
-                      for incast, $(tb_reg_names fairness | paste -sd, -)
-                      for the others)
+                      experiment; for incast:
+                      $(tb_reg_names incast | paste -sd, -))
   --kernel 6.1|6.12   the guest's kernel (default 6.1)
   --jobs N            guests at a time (default 2)
   --out DIR           results (default results/EXPERIMENT in the repository;
