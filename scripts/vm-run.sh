@@ -9,7 +9,8 @@
 #
 # Usage: scripts/vm-run.sh [--kernel VER|6.1|6.12|/path/to/bzImage]
 #		[--modules DIR] [--mem 2G] [--timeout SEC] [--icount] [--smp N]
-#		[--allow-taint MASK] [--keep-log FILE] -- COMMAND [ARGS...]
+#		[--share DIR]... [--allow-taint MASK] [--keep-log FILE]
+#		-- COMMAND [ARGS...]
 #
 #   --kernel	6.1 / 6.12: the Debian kernels named in build/kernels.env
 #		(default 6.1); VER: /boot/vmlinuz-VER with /lib/modules/VER;
@@ -20,6 +21,12 @@
 #   --mem	guest RAM (default 2G); --smp N: vCPUs (default 1)
 #   --timeout	kill QEMU after SEC seconds (default 1200)
 #   --icount	deterministic guest time (-icount shift=0,sleep=off, 1 CPU)
+#   --share	also mount host directory DIR (created if missing; relative
+#		to the current directory) read-write at the same path in the
+#		guest, after its tmpfs /tmp and /run, so that what the command
+#		writes there lands on the host wherever DIR is. Outside the
+#		repo and the shares, writes go to the guest's tmpfs and are
+#		lost. Repeatable; no spaces, ':' or ',' in the path.
 #   --allow-taint  taint bits tolerated (default 0x3000: O and E)
 #   --keep-log	copy the guest kernel log to FILE
 #
@@ -41,6 +48,7 @@ trap 'echo "not ok vm-run: internal error at line $LINENO" >&2' ERR
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 VMDIR=$ROOT/build/vm
 KERNEL=6.1 MODULES='' MEM=2G TIMEOUT=1200 ICOUNT=0 SMP=1 KEEP_LOG=''
+SHARES=()
 ALLOW_TAINT=$((4096 | 8192))
 # Guest kernel log lines that fail the run.
 BAD_LOG='WARNING:|BUG:|Oops|sleeping function called from invalid context|Call Trace|general protection|KASAN|UBSAN'
@@ -64,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--allow-taint)	[[ ${2:-} =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ ]] || usage
 			ALLOW_TAINT=$(($2)); shift 2 ;;
 	--keep-log)	KEEP_LOG=${2:?}; shift 2 ;;
+	--share)	[ -n "${2:-}" ] || usage; SHARES+=("$2"); shift 2 ;;
 	--)		shift; break ;;
 	-h|--help)	usage ;;
 	*)		echo "vm-run: unknown option '$1'" >&2; usage ;;
@@ -126,6 +135,31 @@ if [ -n "$MODULES" ]; then
 fi
 # Paths travel on the kernel command line, which splits at whitespace.
 [[ "$ROOT$MODDIR" != *[[:space:]]* ]] || die "paths with whitespace are not supported: $ROOT $MODDIR"
+
+# --share: absolute, physical, existing directories outside the repo (it is
+# mounted anyway), parents before children; on the kernel command line as
+# vmrun_shares=DIR:DIR..., mounted from 9p tags share0, share1, ...
+SHARED=()
+for d in "${SHARES[@]}"; do
+	[[ $d == /* ]] || d=$PWD/$d
+	[[ $d != *[[:space:]:,]* ]] ||
+		die "--share: '$d' has a space, ':' or ',': share another directory"
+	err=$(mkdir -p "$d" 2>&1) ||
+		die "--share: cannot create $d (${err##*: }): share an existing directory or one you can create"
+	[ -w "$d" ] || die "--share: $d is not writable: share a directory you can write"
+	d=$(cd "$d" && pwd -P)
+	[[ $d != *[[:space:]:,]* ]] ||
+		die "--share: '$d' has a space, ':' or ',': share another directory"
+	[[ $d/ == "$ROOT"/* ]] && continue
+	SHARED+=("$d")
+done
+# Parents first; a directory inside another shared one is shared already.
+if [ ${#SHARED[@]} -gt 0 ]; then
+	mapfile -t SHARED < <(printf '%s\n' "${SHARED[@]}" |
+		awk '{ print length($0), $0 }' | sort -n | cut -d' ' -f2- |
+		awk '{ for (i = 1; i <= n; i++) if (index($0 "/", s[i] "/") == 1) next
+		       s[++n] = $0; print }')
+fi
 
 # Modules the initramfs must load to mount 9p and overlayfs, in load order
 # (dependencies first, per modules.dep), minus those built in.
@@ -197,6 +231,13 @@ mount -t tmpfs -o mode=755 tmpfs run
 mkdir -p "/newroot$vmrun_repo" &&
 mount -t 9p -o "$o,cache=mmap" repo "/newroot$vmrun_repo" ||
 	die "cannot mount the repo over 9p"
+i=0	# --share directories, likewise after the tmpfs mounts
+for d in $(echo "$vmrun_shares" | tr : " "); do
+	mkdir -p "/newroot$d" &&
+	mount -t 9p -o "$o,cache=mmap" "share$i" "/newroot$d" ||
+		die "cannot mount the shared $d over 9p"
+	i=$((i + 1))
+done
 mount -t tracefs tracefs sys/kernel/tracing
 mount -t debugfs debugfs sys/kernel/debug
 mount -t cgroup2 cgroup2 sys/fs/cgroup
@@ -317,6 +358,7 @@ printf '%s' "$STAGE2" >"$RUN/stage2.sh"
 
 APPEND="console=ttyS0 panic=-1 quiet"
 APPEND+=" vmrun_repo=$ROOT vmrun_dir=$RUN vmrun_mods=${MODULES:+$MODDIR}"
+APPEND+=" vmrun_shares=$(IFS=:; echo "${SHARED[*]}")"
 # /lib/modules/KVER with symlinks resolved (/lib -> usr/lib), as in the guest
 APPEND+=" vmrun_modto=$(readlink -f /lib/modules)/$KVER"
 # shellcheck disable=SC2054 # commas are part of QEMU option values
@@ -332,9 +374,13 @@ QEMU=(qemu-system-x86_64 -accel tcg -cpu max -m "$MEM" -smp "$SMP"
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
 	-fsdev "local,id=repo,path=$(qesc "$ROOT"),security_model=none,multidevs=remap"
 	-device virtio-9p-pci,fsdev=repo,mount_tag=repo)
+for i in "${!SHARED[@]}"; do
+	QEMU+=(-fsdev "local,id=share$i,path=$(qesc "${SHARED[$i]}"),security_model=none,multidevs=remap"
+	       -device "virtio-9p-pci,fsdev=share$i,mount_tag=share$i")
+done
 [ "$ICOUNT" = 0 ] || QEMU+=(-icount "shift=0,sleep=off")
 
-log "kernel $KVER ($BZIMAGE), smp $SMP, mem $MEM$([ "$ICOUNT" = 0 ] || echo ", icount"), run dir ${RUN#"$ROOT"/}"
+log "kernel $KVER ($BZIMAGE), smp $SMP, mem $MEM$([ "$ICOUNT" = 0 ] || echo ", icount"), run dir ${RUN#"$ROOT"/}${SHARED[*]:+, shared ${SHARED[*]}}"
 start=$SECONDS
 # QEMU must never touch a TTY: no stdio chardev, stdin from /dev/null.
 timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null >"$RUN/qemu.log" 2>&1 &

@@ -37,6 +37,9 @@
 # leaf (quickack: every host receives), leaves default via the spine,
 # spine 10.L.0.0/16 via leaf L. One spine: no ECMP, every path unique.
 
+# "A && B || die" throughout: die if any of the steps fails, as meant.
+# shellcheck disable=SC2015
+
 TB_SPINE=tb_s1
 # shellcheck source=testbed/topology.sh
 . "$(dirname "${BASH_SOURCE[0]}")/topology.sh"
@@ -128,17 +131,24 @@ tb_leafspine() {
 # closed: answered by a reset), so that the neighbor (ARP) entries on every
 # hop exist both ways before the flows start: the first packet of a path
 # would otherwise wait for address resolution on each hop. A reset means
-# the pair is reachable; anything else (timeout, no route) fails.
+# the pair is reachable. The first packets into a fresh fabric can be lost
+# (seen: a destination host silent for 10 s of guest time, then fine), so
+# a pair gets three tries of 10 s; anything else (no route) fails.
 ls_warm() {
 	local n=$1 hpl=$2 s pids=() rc=0
 	for s in $(seq 1 "$n"); do
+		# shellcheck disable=SC2016 # expanded by the inner bash
 		ip netns exec "$(tb_host "$s")" bash -c '
 			s=$1 n=$2 hpl=$3
 			for d in $(seq 1 "$n"); do
 				[ "$s" = "$d" ] && continue
 				a=10.$(((d - 1) / hpl + 1)).$(((d - 1) % hpl + 1)).2
-				e=$(timeout 10 bash -c "exec 3<>/dev/tcp/$a/9" 2>&1)
-				[[ $e == *refused* ]] || { echo "$s -> $a: $e"; exit 1; }
+				for t in 1 2 3; do
+					e=$(timeout 10 bash -c "exec 3<>/dev/tcp/$a/9" 2>&1)
+					[[ $e == *refused* ]] && break
+					echo "$s -> $a: attempt $t: ${e:-no answer in 10 s}"
+				done
+				[[ $e == *refused* ]] || exit 1
 			done' warm "$s" "$n" "$hpl" >&2 &
 		pids+=($!)
 	done

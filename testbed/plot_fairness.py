@@ -15,15 +15,15 @@ staircase, and each phase's Jain index over its statistics window (shaded
 before it: the convergence allowance). Each flow is drawn twice: faint,
 its goodput over each goodput interval (the oscillation; --no-raw omits
 it), and bold, a moving average over N intervals (default 8, --smooth 1
-for none). Panels share both axes; algorithms in the order
-theta_powertcp, powertcp_evo, dctcp, bbr, cubic, reno, others.
+for none). Panels share both axes; algorithms in the order of
+testbed/algorithms.tsv, then others.
 """
 import argparse
 import json
 import os
 import sys
 
-from plotlib import ORDER, read_csv
+from plotlib import label, order_key, read_csv
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 import numpy as np
 PROG = "plot_fairness.py"
@@ -38,7 +38,7 @@ def load(results):
     dirs = [d for d in sorted(os.listdir(results))
             if os.path.isfile(os.path.join(results, d, "goodput.csv")) and
             os.path.isfile(os.path.join(results, d, "params.json"))]
-    dirs.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
+    dirs.sort(key=order_key)
     algs = []
     for d in dirs:
         path = os.path.join(results, d)
@@ -119,7 +119,7 @@ def main():
         ax.axvline(nph * ph / 1e3, color="0.8", lw=0.8, zorder=0)
         ax.plot(xs, ys, color="k", ls=":", lw=1.2,
                 label="fair share" if ax is axes[0, 0] else None)
-        title = f"{a['name']}"
+        title = label(a["name"])
         if s:
             for k, q in enumerate(s["phases"]):
                 ax.text((k + 0.5) * ph / 1e3, 1.0, f"J={q['jain_index']:.3f}",

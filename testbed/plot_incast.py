@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from plotlib import ORDER, read_csv
+from plotlib import label, order_key, read_csv, style
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 import numpy as np
 PROG = "plot_incast.py"
@@ -30,10 +30,11 @@ def fail(msg):
 
 
 def load(results, t0_arg):
-    """One dict per algorithm subdirectory with a qdisc.csv, in ORDER."""
+    """One dict per algorithm subdirectory with a qdisc.csv, in the
+    registry's order (testbed/algorithms.tsv)."""
     dirs = [d for d in sorted(os.listdir(results))
             if os.path.isfile(os.path.join(results, d, "qdisc.csv"))]
-    dirs.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
+    dirs.sort(key=order_key)
     algs = []
     for d in dirs:
         path = os.path.join(results, d)
@@ -91,11 +92,11 @@ def main():
     lo, hi = -w / 4, 3 * w / 4  # us relative to T0
 
     n = len(algs)
-    colors = plt.get_cmap("tab10").colors
+    colors = [style(a["name"], i)[0] for i, a in enumerate(algs)]
     fig, ax = plt.subplots(2, n, figsize=(3.2 * n, 5.2), sharex=True,
                            sharey="row", squeeze=False)
     for i, a in enumerate(algs):
-        q, s, c = a["q"], a["s"], colors[i % len(colors)]
+        q, s, c = a["q"], a["s"], colors[i]
         t = q["time_us"] - a["t0"]
         vis = (t >= lo) & (t <= hi)  # autoscale to what is shown
         ax[0][i].plot(t[vis] / 1e3, q["backlog_bytes"][vis] / 1e3,
@@ -106,7 +107,7 @@ def main():
         if "link_rate_mbps" in s:
             ax[1][i].axhline(s["link_rate_mbps"], color="gray", ls=":",
                              lw=1)
-        title = a["name"]
+        title = label(a["name"])
         if "avg_queue_bytes" in s and "avg_throughput_mbps" in s:
             title += (f"\navg q {s['avg_queue_bytes'] / 1e3:.1f} KB, "
                       f"{s['avg_throughput_mbps']:.1f} Mb/s")
@@ -137,7 +138,7 @@ def main():
         v = np.sort(q["backlog_bytes"][sel]) / 1e3
         if len(v):
             cax.step(v, np.arange(1, len(v) + 1) / len(v), where="post",
-                     color=colors[i % len(colors)], label=a["name"])
+                     color=colors[i], label=label(a["name"]))
     cax.set_xscale("symlog", linthresh=1)
     cax.set_xlabel("queue length after incast (KB, log)")
     cax.set_ylabel("CDF")

@@ -14,12 +14,9 @@ import argparse
 import json
 import os
 
-from plotlib import ORDER
+from plotlib import label, order_key, style
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 from matplotlib import ticker
-STYLE = {"theta_powertcp": ("tab:red", "o"), "powertcp_evo": ("tab:purple", "D"),
-         "dctcp": ("tab:green", "s"), "bbr": ("tab:orange", "^"),
-         "cubic": ("tab:blue", "v"), "reno": ("tab:gray", "x")}
 NAMES = {"p999": "p99.9", "p99": "p99", "p50": "p50"}
 
 
@@ -33,21 +30,20 @@ def main():
     key = a.percentile + "_slowdown"
     fine = [r for r in rows if r["bucket"].startswith("fine")]
     loads = sorted({r["load_pct"] for r in fine})
-    algs = sorted({r["algorithm"] for r in fine},
-                  key=lambda x: (ORDER.index(x) if x in ORDER else 99, x))
+    algs = sorted({r["algorithm"] for r in fine}, key=order_key)
     fig, axes = plt.subplots(1, len(loads), figsize=(max(4.6 * len(loads), 7.5), 4.4),
                              sharey=True, squeeze=False)
     for ax, load in zip(axes[0], loads):
-        for alg in algs:
+        for i, alg in enumerate(algs):
             pts = sorted((r["median_size_bytes"], r[key], r["p999_meaningful"],
                           r["completed"])
                          for r in fine if r["load_pct"] == load and
                          r["algorithm"] == alg and r[key] is not None)
             if not pts:
                 continue
-            color, marker = STYLE.get(alg, ("black", "."))
+            color, marker = style(alg, i)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color,
-                    label=alg, lw=1.5)
+                    label=label(alg), lw=1.5)
             ok = a.percentile != "p999"
             for x, y, m, _ in pts:
                 full = ok or m

@@ -8,7 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 
-from tblib import ORDER  # noqa: E402,F401 (re-exported for the plots)
+from tblib import label, order_key, style  # noqa: E402,F401 (re-exported)
 
 
 def read_csv(path):

@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 
-from tblib import ORDER, refuse_if_starved, tool, write_summary
+from tblib import order_key, refuse_if_starved, tool, write_summary
 
 ANALYZE = tool("fct-analyze")
 KEYS = ["algorithm", "load_pct", "bucket", "lo_bytes", "hi_bytes", "flows",
@@ -104,9 +104,7 @@ def main():
         sys.exit("summarize_websearch: no runs (ALG/load-L/params.json) "
                  "under %s" % res)
     results = [analyze(r) for r in found]
-    results.sort(key=lambda s: (ORDER.index(s["algorithm"])
-                                if s["algorithm"] in ORDER else len(ORDER),
-                                s["algorithm"], s["load_pct"]))
+    results.sort(key=lambda s: order_key(s["algorithm"]) + (s["load_pct"],))
     refuse_if_starved([("%s at %g%%" % (s["algorithm"], s["load_pct"]),
                         s["headroom"]["ok"], s["headroom"]["unlimited_mbps"],
                         s["headroom"]["required_mbps"]) for s in results],

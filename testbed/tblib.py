@@ -1,12 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared pieces of the testbed's summarize_*.py scripts."""
+import csv
 import json
 import os
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ORDER = ["theta_powertcp", "powertcp_evo", "dctcp", "bbr", "cubic", "reno"]
+REGISTRY = os.path.join(ROOT, "testbed", "algorithms.tsv")
+
+
+def registry():
+    """testbed/algorithms.tsv: {name: {label, colour, marker, qdisc, load,
+    experiments}}, in the registry's order."""
+    with open(REGISTRY, encoding="utf-8") as f:
+        lines = [ln for ln in f if ln.strip() and not ln.startswith("#")]
+    return {r["name"]: r for r in csv.DictReader(lines, delimiter="\t")}
+
+
+ALGORITHMS = registry()
+ORDER = list(ALGORITHMS)
+
+
+def order_key(name):
+    """Sort key: the registry's order, then any other algorithm by name."""
+    return (ORDER.index(name) if name in ORDER else len(ORDER), name)
+
+
+def label(name):
+    """How plots show algorithm @name (its registry label, or the name)."""
+    return ALGORITHMS[name]["label"] if name in ALGORITHMS else name
+
+
+def style(name, i=0):
+    """(colour, marker) of algorithm @name; others get the tab10 colour
+    @i places after the registry's and a dot."""
+    if name in ALGORITHMS:
+        return ALGORITHMS[name]["colour"], ALGORITHMS[name]["marker"]
+    return "C%d" % ((len(ORDER) + i) % 10), "."
 
 
 def tool(name):
@@ -22,7 +53,7 @@ def runs(res, prog, marker="params.json"):
              if os.path.isfile(os.path.join(res, d, marker))]
     if not found:
         sys.exit("%s: no runs (ALG/%s) under %s" % (prog, marker, res))
-    found.sort(key=lambda d: ORDER.index(d) if d in ORDER else len(ORDER))
+    found.sort(key=order_key)
     return found
 
 

@@ -11,13 +11,18 @@
 # The bottleneck is the switch's egress port towards the receiver: a token
 # bucket at TB_RATE_MBIT draining a FIFO of TB_BUFFER_BYTES (tail drop), or,
 # with TB_ECN_K_BYTES > 0, a RED queue that marks ECN at that instantaneous
-# threshold (DCTCP's K). The base RTT, less one MTU's serialization at the
-# bottleneck, is one netem delay on the receiver's egress (the ACK path), so
-# the data path's only queue is the bottleneck.
+# threshold (DCTCP's K; lib/common.sh's tb_ecn_k gives a K only to the
+# algorithms whose queue in testbed/algorithms.tsv is ecn). The base RTT,
+# less one MTU's serialization at the bottleneck, is one netem delay on the
+# receiver's egress (the ACK path), so the data path's only queue is the
+# bottleneck.
 # The receiver ACKs every segment (route quickack), as the paper's hosts do:
 # Linux's 40 ms delayed-ACK timer would otherwise dwarf a 1 ms base RTT.
 #
 # Addresses: receiver 10.0.0.2, host i 10.0.i.2, switch 10.0.x.1.
+
+# "A && B || die" throughout: die if any of the steps fails, as meant.
+# shellcheck disable=SC2015
 
 TB_SW=tb_sw
 TB_RCV=tb_rcv
@@ -26,44 +31,8 @@ TB_BOTTLENECK_DEV=to_rcv
 
 tb_host() { echo "tb_h$1"; }
 
-# tb_load_cc CC TAU_US RATE_MBIT KMOD_DIR: make congestion control CC
-# available. Our modules are loaded from KMOD_DIR with τ and the line rate
-# as parameters (or get them written if already loaded); others by modprobe.
-tb_load_cc() {
-	local cc=$1 tau=$2 rate=$3 kmod=$4
-	case $cc in
-	theta_powertcp|powertcp_evo)
-		local ko=$kmod/tcp_$cc.ko p=/sys/module/tcp_$cc/parameters
-		if [ -d "$p" ]; then
-			echo "$tau" > "$p/base_rtt_us" &&
-			echo "$rate" > "$p/line_rate_mbps" ||
-				tb_die "cannot set tcp_$cc parameters"
-		else
-			[ -f "$ko" ] || tb_die "$ko missing (scripts/build-kmod.sh)"
-			insmod "$ko" base_rtt_us="$tau" line_rate_mbps="$rate" ||
-				tb_die "cannot load $ko"
-		fi ;;
-	*)
-		grep -qw "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control ||
-			modprobe -q "tcp_$cc" ||
-			tb_die "congestion control '$cc' not available (no module tcp_$cc)"
-		;;
-	esac
-}
-
-TB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TB_PROG=${TB_PROG:-testbed}
-
-tb_die() {
-	echo "$TB_PROG: $*" >&2
-	exit 2
-}
-
-# tb_num OPTION VALUE: die unless VALUE is a positive integer.
-tb_num() {
-	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] ||
-		tb_die "$1: '$2' is not a positive integer"
-}
+# shellcheck source=testbed/lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # tb_headroom CHECK RATE_MBIT DURATION_US WORKDIR JSON TCPFLOWS_ARGS...
 # The CPU headroom check, on a topology whose rate limit is gone
@@ -75,7 +44,7 @@ tb_headroom() {
 	shift 5
 	if [ "$check" = 1 ]; then
 		mkdir -p "$work"
-		"$TB_ROOT/userspace-tools/bin/tcpflows" --out-dir "$work" \
+		tb_run "$TB_ROOT/userspace-tools/bin/tcpflows" --out-dir "$work" \
 			--duration-us $((dur + 50000)) --interval-us 0 --quiet \
 			"$@" >/dev/null || tb_die "the headroom run failed"
 		mbps=$(awk -F, -v t="$dur" 'NR > 1 { b += $8 }
@@ -85,16 +54,9 @@ tb_headroom() {
 		[ "$mbps" -ge $((2 * rate)) ] || ok=false
 	fi
 	cat > "$json" <<JSON
-{"checked": $check, "unlimited_mbps": $mbps, "rate_mbps": $rate, "ok": $ok}
+{"checked": $([ "$check" = 1 ] && echo true || echo false),
+ "unlimited_mbps": $mbps, "rate_mbps": $rate, "ok": $ok}
 JSON
-}
-
-# Remove every namespace the testbed may have made.
-tb_destroy() {
-	local ns
-	for ns in $(ip netns list 2>/dev/null | awk '/^tb_/ {print $1}'); do
-		ip netns del "$ns"
-	done
 }
 
 tb_link() { # ns_a dev_a addr_a ns_b dev_b addr_b mtu
@@ -139,12 +101,6 @@ tb_host_nic() {
 	# One segment per skb makes pacing per packet.
 	ip -n "$1" link set dev eth0 gso_max_segs 1 ||
 		tb_die "cannot set gso_max_segs on $1"
-}
-
-# tb_ecn_k CC K: the ECN marking threshold for CC: K for DCTCP, which
-# needs it; 0 (a plain FIFO) for everything else.
-tb_ecn_k() {
-	if [ "$1" = dctcp ]; then echo "$2"; else echo 0; fi
 }
 
 # tb_star N_HOSTS — uses TB_RATE_MBIT, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
@@ -201,7 +157,8 @@ tb_star() {
 	fi
 }
 
-# Remove the rate limit (for the CPU headroom check) and restore it.
+# Remove the rate limit, for the CPU headroom check (tb_star builds the
+# topology anew for the measurement).
 tb_unlimit() {
 	tc -n "$TB_SW" qdisc del dev "$TB_BOTTLENECK_DEV" root
 }

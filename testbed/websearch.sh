@@ -6,7 +6,7 @@
 # testbed/leafspine.sh. Runs as root where modules can be loaded: inside
 # the QEMU guest (scripts/vm-run.sh --icount) or natively.
 #
-#   testbed/websearch.sh --cc NAME --out DIR [--loads 20,50,80] [options]
+#   testbed/websearch.sh --cc SPEC --out DIR [--loads 20,50,80] [options]
 #
 # Flows arrive as a Poisson process between random host pairs, sizes from
 # testbed/websearch_cdf.txt (userspace-tools/websearch-gen); every host
@@ -19,17 +19,22 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=testbed/leafspine.sh
 TB_PROG=websearch
+# shellcheck source=testbed/lib/common.sh
+. "$ROOT/testbed/lib/common.sh"
+# shellcheck source=testbed/leafspine.sh
 . "$ROOT/testbed/leafspine.sh"
 
-CC= OUT= LOADS=20,50,80 FLOWS=300 RATE_MBIT=25 UPLINK_MBIT= LEAVES=2 HPL=4
-RTT_US= TAU_US= BUFFER_BYTES=4000000 ECN_K_BYTES=30000 MTU=1500 SEED=1
-PAIRS=any DRAIN_US= HEADROOM=1 LONE=0 KMOD_DIR= CDF=$ROOT/testbed/websearch_cdf.txt
+LOADS=20,50,80 FLOWS=300 RATE_MBIT=25 UPLINK_MBIT='' LEAVES=2 HPL=4
+PAIRS=any DRAIN_US='' LONE=0 CDF=$ROOT/testbed/websearch_cdf.txt
+TB_NO_OPTS=--no-sample
+TB_TAU_HELP="the largest base RTT, cross-leaf: a flow whose RTT
+                      is above tau sees power > 1 on an empty network and
+                      starves"
 
 usage() {
 	cat <<USAGE
-usage: testbed/websearch.sh --cc NAME --out DIR [options]
+usage: testbed/websearch.sh --cc SPEC --out DIR [options]
   --loads L1,L2,...   offered loads, percent of the busiest link class (the
                       leaf uplinks at the defaults; see websearch-gen --help),
                       one run each into DIR/load-L (default 20,50,80; the CI
@@ -42,31 +47,24 @@ usage: testbed/websearch.sh --cc NAME --out DIR [options]
                       means something only with >= 1000 flows in it, so at
                       this default it is the bucket's maximum: see
                       p999_meaningful)
-  --rate-mbit R       host link rate (default 25, see below)
   --uplink-mbit U     leaf-spine link rate (default R: 4:1 oversubscribed)
   --leaves K          leaves (default 2); --hosts-per-leaf H (default 4)
-  --rtt-us T          in-rack base RTT (default 4.64 us x 25000/R: 4640
-                      at 25, 1160 at 100); cross-leaf: 2 x its propagation
-                      + serialization (9760 at 25, 2440 at 100)
-  --tau-us T          tau of the PowerTCP modules (default: the largest base
-                      RTT, cross-leaf: a flow whose RTT is above tau sees
-                      power > 1 on an empty network and starves)
-  --buffer-bytes B    FIFO of every switch port (default 4000000)
-  --ecn-k-bytes K     DCTCP marking threshold at R ports (default 30000,
-                      scaled by rate on others)
   --pairs any|cross   any host pair (default) or cross-leaf pairs only
   --drain-us T        run after the last arrival (default 5 x the largest
                       flow at R)
   --cdf F             flow size CDF (default testbed/websearch_cdf.txt)
-  --mtu M             (default 1500)
-  --seed S            arrivals, pairs and sizes (default 1)
-  --no-headroom       skip the CPU headroom check
   --lone              validation of the ideal FCT instead of the workload:
                       flows of 1 kB, 10 kB, 100 kB, 1 MB and 10 MB, in-rack
                       (h1 -> h2) and cross-leaf (h1 -> first host of leaf 2),
                       one at a time on the empty fabric, into DIR/lone
-  --kmod-dir D        where tcp_theta_powertcp.ko etc. are
-                      (default build/kmod-\$(uname -r)/kmod)
+Common options (--rate-mbit is the host link rate, --rtt-us the in-rack
+base RTT: cross-leaf it is 2 x its propagation + serialization, 9760 at 25,
+2440 at 100; --ecn-k-bytes applies at R ports, scaled by rate on others;
+--buffer-bytes is every switch port's FIFO; the queue is not sampled, each
+run saves every switch's qdisc statistics):
+USAGE
+	tb_usage_common
+	cat <<USAGE
 CPU headroom: before the run, with every token bucket removed (delays
 kept), one unlimited cross-leaf flow per host for 300 in-rack RTTs must move
 at least twice the offered load of the whole fabric (gen.json
@@ -81,50 +79,38 @@ A run's cost is the bytes it moves (idle virtual time is skipped), not R.
 USAGE
 }
 
-
-while [ $# -gt 0 ]; do
+# shellcheck disable=SC2317 # called by tb_parse_args
+opts() {
 	case $1 in
-	--cc) CC=${2:-}; shift ;;
-	--out) OUT=${2:-}; shift ;;
 	--load|--loads) [[ ${2:-} =~ ^[0-9]+(,[0-9]+)*$ ]] ||
 			tb_die "$1: '${2:-}' is not a list of percentages"
-		LOADS=$2; shift ;;
-	--flows) tb_num "$1" "${2:-}"; FLOWS=$2; shift ;;
-	--rate-mbit) tb_num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
-	--uplink-mbit) tb_num "$1" "${2:-}"; UPLINK_MBIT=$2; shift ;;
-	--leaves) tb_num "$1" "${2:-}"; LEAVES=$2; shift ;;
-	--hosts-per-leaf) tb_num "$1" "${2:-}"; HPL=$2; shift ;;
-	--rtt-us) tb_num "$1" "${2:-}"; RTT_US=$2; shift ;;
-	--tau-us) tb_num "$1" "${2:-}"; TAU_US=$2; shift ;;
-	--buffer-bytes) tb_num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
-	--ecn-k-bytes) tb_num "$1" "${2:-}"; ECN_K_BYTES=$2; shift ;;
+		LOADS=$2 ;;
+	--flows) tb_num "$1" "${2:-}"; FLOWS=$2 ;;
+	--uplink-mbit) tb_num "$1" "${2:-}"; UPLINK_MBIT=$2 ;;
+	--leaves) tb_num "$1" "${2:-}"; LEAVES=$2 ;;
+	--hosts-per-leaf) tb_num "$1" "${2:-}"; HPL=$2 ;;
 	--pairs) [[ ${2:-} =~ ^(any|cross)$ ]] ||
 			tb_die "--pairs: '${2:-}' is not any or cross"
-		PAIRS=$2; shift ;;
-	--drain-us) tb_num "$1" "${2:-}"; DRAIN_US=$2; shift ;;
-	--cdf) CDF=${2:-}; [ -f "$CDF" ] || tb_die "--cdf: no file '$CDF'"; shift ;;
-	--mtu) tb_num "$1" "${2:-}"; MTU=$2; shift ;;
-	--seed) tb_num "$1" "${2:-}"; SEED=$2; shift ;;
-	--no-headroom) HEADROOM=0 ;;
-	--lone) LONE=1 ;;
-	--kmod-dir) KMOD_DIR=${2:-}; shift ;;
-	-h|--help) usage; exit 0 ;;
-	*) tb_die "unknown argument '$1' (see --help)" ;;
+		PAIRS=$2 ;;
+	--drain-us) tb_num "$1" "${2:-}"; DRAIN_US=$2 ;;
+	--cdf) CDF=${2:-}; [ -f "$CDF" ] || tb_die "--cdf: no file '$CDF'" ;;
+	--lone) LONE=1; TB_SHIFT=1; return 0 ;;
+	*) return 1 ;;
 	esac
-	shift
-done
-[ -n "$CC" ] || tb_die "--cc NAME is required"
-[ -n "$OUT" ] || tb_die "--out DIR is required"
+	TB_SHIFT=2
+}
+
+tb_parse_args opts "$@"
 for l in ${LOADS//,/ }; do
-	[ "$l" -ge 1 ] && [ "$l" -le 100 ] || tb_die "--loads: $l is not 1 to 100"
+	[[ $l -ge 1 && $l -le 100 ]] ||
+		tb_die "--loads: $l is not 1 to 100"
 done
-[ "$LEAVES" -ge 2 ] && [ "$LEAVES" -le 9 ] || tb_die "--leaves: 2 to 9"
+[[ $LEAVES -ge 2 && $LEAVES -le 9 ]] || tb_die "--leaves: 2 to 9"
 [ "$HPL" -le 50 ] || tb_die "--hosts-per-leaf: at most 50"
 [ "$FLOWS" -le 100000 ] || tb_die "--flows: at most 100000"
-[ "$(id -u)" = 0 ] || tb_die "must run as root (namespaces, modules)"
+tb_setup
 
 UPLINK_MBIT=${UPLINK_MBIT:-$RATE_MBIT}
-RTT_US=${RTT_US:-$((464 * 25000 / RATE_MBIT / 100))}
 HOSTS=$((LEAVES * HPL))
 PROP_US=$(ls_prop_us "$RTT_US" "$RATE_MBIT" "$MTU")
 [ "$PROP_US" -gt 0 ] || tb_die "--rtt-us: shorter than one MTU at R"
@@ -132,10 +118,8 @@ RTT_CROSS_US=$(ls_rtt_cross "$RTT_US" "$RATE_MBIT" "$UPLINK_MBIT" "$MTU")
 TAU_US=${TAU_US:-$RTT_CROSS_US}
 MAXSIZE=$(awk '!/^#/ && NF == 2 { m = $1 } END { printf "%d", m }' "$CDF")
 DRAIN_US=${DRAIN_US:-$((5 * MAXSIZE * 8 / RATE_MBIT))}
-TOOLS=$ROOT/userspace-tools/bin
-KMOD_DIR=${KMOD_DIR:-$ROOT/build/kmod-$(uname -r)/kmod}
 for t in tcpflows websearch-gen; do
-	[ -x "$TOOLS/$t" ] || tb_die "$TOOLS/$t missing (make -C userspace-tools)"
+	[ -x "$TB_TOOLS/$t" ] || tb_die "$TB_TOOLS/$t missing (make -C userspace-tools)"
 done
 
 topology() { # unlimited
@@ -179,7 +163,8 @@ lone_flows() { # dir
 # CPU headroom: without token buckets, one unlimited flow from every host
 # to the host at the same place on the next leaf (the longest paths) must
 # move twice the offered load, or the queues we measure are the CPU's.
-# Measured once; each load compares its offered load with it.
+# Measured once into HEADROOM_MBPS; each load compares its offered load
+# with it.
 headroom() {
 	local hd=$((300 * RTT_US)) h d
 	topology 1
@@ -192,11 +177,12 @@ headroom() {
 		done
 	} > "$WORK/headroom/args"
 	# shellcheck disable=SC2046
-	"$TOOLS/tcpflows" --out-dir "$WORK/headroom" --duration-us $((hd + 50000)) \
-		--interval-us 0 --quiet --seed "$SEED" \
-		$(cat "$WORK/headroom/args") >/dev/null
-	awk -F, -v t="$hd" 'NR > 1 { b += $8 } END { printf "%d", b * 8 / t }' \
-		"$WORK/headroom/flows.csv"
+	tb_run "$TB_TOOLS/tcpflows" --out-dir "$WORK/headroom" \
+		--duration-us $((hd + 50000)) --interval-us 0 --quiet \
+		--seed "$SEED" $(cat "$WORK/headroom/args") >/dev/null ||
+		tb_die "the headroom run failed"
+	HEADROOM_MBPS=$(awk -F, -v t="$hd" 'NR > 1 { b += $8 }
+		END { printf "%d", b * 8 / t }' "$WORK/headroom/flows.csv")
 	rm -rf "$WORK/headroom"
 }
 
@@ -208,7 +194,7 @@ run_one() { # name load_or_0 -> OUT/name
 		lone_flows "$w"
 		drain=$((2 * 10000000 * 8 / RATE_MBIT + 50 * RTT_CROSS_US))
 	else
-		"$TOOLS/websearch-gen" --cdf "$CDF" --load "$load" \
+		"$TB_TOOLS/websearch-gen" --cdf "$CDF" --load "$load" \
 			--hosts "$HOSTS" --leaves "$LEAVES" \
 			--link-mbps "$RATE_MBIT" --uplink-mbps "$UPLINK_MBIT" \
 			--flows "$FLOWS" --seed "$SEED" --pairs "$PAIRS" \
@@ -224,39 +210,38 @@ run_one() { # name load_or_0 -> OUT/name
 		"$(($(wc -l < "$w/manifest.csv") - 1)) flows, last arrival" \
 		"${last} us, end ${end} us"
 	cat > "$w/headroom.json" <<JSON
-{"checked": $HEADROOM, "unlimited_mbps": $HEADROOM_MBPS,
+{"checked": $([ "$HEADROOM" = 1 ] && echo true || echo false),
+ "unlimited_mbps": $HEADROOM_MBPS,
  "offered_mbps": $offered, "required_mbps": $((2 * offered)),
  "ok": $([ "$HEADROOM" = 0 ] || [ "$HEADROOM_MBPS" -ge $((2 * offered)) ] &&
 	echo true || echo false)}
 JSON
 	topology 0
 	t0=$(date +%s)	# guest seconds: virtual under -icount
-	"$TOOLS/tcpflows" --out-dir "$w" --duration-us "$end" \
+	tb_trace_on
+	# shellcheck disable=SC2046
+	tb_run "$TB_TOOLS/tcpflows" --out-dir "$w" --duration-us "$end" \
 		--align-us 100000 --interval-us 0 --seed "$SEED" --quiet \
 		--progress --flow-file "$w/flowfile.txt" $(listeners) || rc=$?
 	# 1: a flow failed, which is a result; more: the run itself failed.
 	[ "$rc" -le 1 ] || tb_die "tcpflows failed (exit $rc)"
+	tb_trace_off "$w/trace.txt"
 	virt=$(($(date +%s) - t0))
 	for ns in $(ip netns list | awk '/^tb_[ls]/ {print $1}'); do
 		echo "== $ns"
 		tc -n "$ns" -s qdisc show
 	done > "$w/qdisc_stats.txt"
-	cat > "$w/params.json" <<JSON
-{"algorithm": "$CC", "kernel": "$(uname -r)", "load_pct": $load,
- "flows": $(($(wc -l < "$w/manifest.csv") - 1)), "lone": $([ "$load" = 0 ] && echo 1 || echo 0),
- "leaves": $LEAVES, "hosts_per_leaf": $HPL, "spines": 1, "pairs": "$PAIRS",
- "rate_mbit": $RATE_MBIT, "uplink_mbit": $UPLINK_MBIT,
- "rtt_rack_us": $RTT_US, "rtt_cross_us": $RTT_CROSS_US,
- "prop_us": $PROP_US, "prop_rtt_rack_us": $((4 * PROP_US)),
- "prop_rtt_cross_us": $((8 * PROP_US)), "tau_us": $TAU_US,
- "tau_rule": "largest base RTT (cross-leaf) unless --tau-us",
- "buffer_bytes": $BUFFER_BYTES, "mtu": $MTU,
- "ecn_k_bytes": $(tb_ecn_k "$CC" "$ECN_K_BYTES"),
- "offered_mbps": $offered, "last_start_us": $last,
- "drain_us": $drain, "end_us": $end, "seed": $SEED,
- "tcpflows_status": $rc, "guest_seconds": $virt,
- "time_scale": $((25000 / RATE_MBIT))}
-JSON
+	tb_param load_pct "$load" flows $(($(wc -l < "$w/manifest.csv") - 1)) \
+		leaves "$LEAVES" hosts_per_leaf "$HPL" spines 1 pairs "$PAIRS" \
+		uplink_mbit "$UPLINK_MBIT" rtt_rack_us "$RTT_US" \
+		rtt_cross_us "$RTT_CROSS_US" prop_us "$PROP_US" \
+		prop_rtt_rack_us $((4 * PROP_US)) \
+		prop_rtt_cross_us $((8 * PROP_US)) \
+		tau_rule "largest base RTT (cross-leaf) unless --tau-us" \
+		offered_mbps "$offered" last_start_us "$last" drain_us "$drain" \
+		end_us "$end" tcpflows_status "$rc" guest_seconds "$virt"
+	tb_param_bool lone "$([ "$load" = 0 ] && echo 1 || echo 0)"
+	tb_write_params "$w/params.json"
 	mkdir -p "$OUT/$name"
 	cp -r "$w"/* "$OUT/$name/"
 	rm -rf "$w"
@@ -267,16 +252,17 @@ JSON
 mkdir -p "$OUT"
 # Written to a tmpfs first: in the guest, writing through 9p while the
 # flows run would make virtual time depend on the host's I/O.
-WORK=$(mktemp -d /tmp/websearch.XXXXXX)
-trap 'rm -rf "$WORK"; tb_destroy' EXIT
-cat "$TOOLS/tcpflows" "$TOOLS/websearch-gen" > /dev/null
-tb_load_cc "$CC" "$TAU_US" "$RATE_MBIT" "$KMOD_DIR"
+TB_WORK=$(mktemp -d /tmp/websearch.XXXXXX)
+WORK=$TB_WORK
+cat "$TB_TOOLS/tcpflows" "$TB_TOOLS/websearch-gen" > /dev/null
+tb_load_cc
+tb_trace_check
 echo "# websearch: $CC, ${LEAVES}x${HPL} hosts, R=${RATE_MBIT}" \
 	"U=${UPLINK_MBIT} Mbit/s, RTT ${RTT_US}/${RTT_CROSS_US} us," \
 	"tau=${TAU_US} us, buffer=${BUFFER_BYTES} B, $FLOWS flows a load"
 HEADROOM_MBPS=0
 if [ "$HEADROOM" = 1 ]; then
-	HEADROOM_MBPS=$(headroom | tail -n 1)
+	headroom
 	echo "# headroom: ${HEADROOM_MBPS} Mbit/s without the rate limits"
 fi
 if [ "$LONE" = 1 ]; then

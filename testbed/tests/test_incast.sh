@@ -16,6 +16,8 @@ POST=200000
 
 # shellcheck source=scripts/tap.sh
 . "$ROOT/scripts/tap.sh"
+# shellcheck source=testbed/tests/lib.sh
+. "$ROOT/testbed/tests/lib.sh"
 
 # All 11 flows connected on time: the long one at 0, the rest at PRE.
 flows_started() { # dir
@@ -76,29 +78,24 @@ for cc in theta_powertcp cubic; do
 	check "$cc: short incast runs" bash "$ROOT/testbed/incast.sh" --cc "$cc" \
 		--out "$OUT/$cc" --pre-us $PRE --post-us $POST \
 		--kmod-dir "$KMOD_DIR"
-	check "$cc: CPU headroom measured and sufficient" python3 -c '
-import json, sys
-h = json.load(open(sys.argv[1]))
-print("%d Mbit/s unlimited" % h["unlimited_mbps"])
-sys.exit(not h["ok"])' "$OUT/$cc/headroom.json"
+	check "$cc: CPU headroom measured and sufficient" \
+		headroom_ok "$OUT/$cc/headroom.json"
+	check "$cc: params.json has the common schema" \
+		params_common "$OUT/$cc/params.json" incast "$cc"
 	check "$cc: all 11 flows start on time" flows_started "$OUT/$cc"
 	check "$cc: incast senders start at the incast" incast_on_time "$OUT/$cc"
 	check "$cc: queue samples land at the interval" samples_land "$OUT/$cc"
 done
-check "summary table written for both" sh -c "python3 '$ROOT/testbed/summarize.py' \
+check "summary table written for both" sh -c "python3 '$ROOT/testbed/summarize_incast.py' \
 	'$OUT' > '$OUT/table.txt' && grep -c . '$OUT/table.txt'"
 for cc in theta_powertcp cubic; do
 	check "$cc: analyzer agrees with the raw series" analyzer_consistent "$OUT/$cc"
 done
-check "summary.json has every required field" python3 -c '
-import json, sys
-need = ["algorithm", "avg_throughput_mbps", "link_rate_mbps", "avg_queue_bytes",
-        "p99_queue_bytes", "peak_queue_bytes", "drain_time_us", "combined_score"]
-rows = json.load(open(sys.argv[1]))
-miss = [(r["algorithm"], k) for r in rows for k in need if k not in r]
-sys.exit("missing %s" % miss if miss or len(rows) != 2 else 0)' "$OUT/summary.json"
-check "a bad argument exits 2 with a one-line reason" sh -c "
-	bash '$ROOT/testbed/incast.sh' --cc cubic --out /tmp/x --rate-mbit abc 2>/tmp/err
-	[ \$? -eq 2 ] && [ \$(wc -l < /tmp/err) -eq 1 ] && cat /tmp/err"
+check "summary.json has every required field" summary_fields \
+	"$OUT/summary.json" 2 algorithm avg_throughput_mbps link_rate_mbps \
+	avg_queue_bytes p99_queue_bytes peak_queue_bytes drain_time_us \
+	combined_score
+check "a bad argument exits 2 with a one-line reason" bad_arg \
+	bash "$ROOT/testbed/incast.sh" --cc cubic --out /tmp/x --rate-mbit abc
 
 tap_done

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarize incast runs: analyze each algorithm's raw data and merge.
 
-    testbed/summarize.py RESULTS_DIR
+    testbed/summarize_incast.py RESULTS_DIR
 
 RESULTS_DIR holds one directory per algorithm, each written by
 testbed/incast.sh (params.json, headroom.json, qdisc.csv, goodput.csv,
@@ -36,9 +36,9 @@ def analyze(run):
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: summarize.py RESULTS_DIR")
+        sys.exit("usage: summarize_incast.py RESULTS_DIR")
     res = sys.argv[1]
-    rows = [analyze(os.path.join(res, d)) for d in runs(res, "summarize")]
+    rows = [analyze(os.path.join(res, d)) for d in runs(res, "summarize_incast")]
     refuse_if_starved([(r["algorithm"], r["headroom_ok"], r["headroom_mbps"],
                         2 * r["link_rate_mbps"]) for r in rows],
                       "queue")

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The one params.json writer of the testbed's experiments (lib/common.sh).
+
+    params.py write --out FILE --experiment E --algorithm NAME --spec SPEC
+              [--module MOD] [--file KO] [--set "P=V P=V"] -- KEY=VALUE...
+    params.py build-id MODULE|FILE.ko
+
+write: FILE gets one JSON object, the same schema for every experiment:
+
+    experiment, algorithm, algorithm_spec (the --cc given), kernel (uname -r),
+    module: null if the algorithm has none (built into the kernel's core),
+        else {name, builtin, file (the .ko loaded, or null), sha256 (of the
+        file), build_id (GNU build id of the loaded module), srcversion,
+        params (every parameter in force, read back from
+        /sys/module/MOD/parameters), params_set (those --cc set)},
+    then each KEY=VALUE in order: VALUE "bool:0|1" is a boolean,
+    "json:TEXT" raw JSON, an integer or decimal a number, else a string.
+
+build-id: prints the GNU build id of a loaded module or of a .ko file.
+"""
+import argparse
+import hashlib
+import json
+import os
+import platform
+import re
+import struct
+import sys
+
+NT_GNU_BUILD_ID = 3
+
+
+def notes(data):
+    """(name, type, desc) of each ELF note in @data."""
+    off = 0
+    while off + 12 <= len(data):
+        namesz, descsz, typ = struct.unpack_from("<III", data, off)
+        off += 12
+        name = data[off:off + namesz].rstrip(b"\0")
+        off += (namesz + 3) & ~3
+        desc = data[off:off + descsz]
+        off += (descsz + 3) & ~3
+        yield name, typ, desc
+
+
+def build_id_of_notes(data):
+    for name, typ, desc in notes(data):
+        if name == b"GNU" and typ == NT_GNU_BUILD_ID:
+            return desc.hex()
+    return None
+
+
+def build_id_of_elf(path):
+    """The build id in the .note.gnu.build-id section of an ELF64 file."""
+    with open(path, "rb") as f:
+        elf = f.read()
+    if elf[:4] != b"\x7fELF" or elf[4] != 2:
+        return None
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3a)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize)
+            for i in range(shnum)]
+    strtab = secs[shstrndx]
+    for s in secs:
+        start = strtab[4] + s[0]
+        name = elf[start:elf.index(b"\0", start)]
+        if name == b".note.gnu.build-id":
+            return build_id_of_notes(elf[s[4]:s[4] + s[5]])
+    return None
+
+
+def build_id(mod_or_file):
+    if mod_or_file.endswith(".ko"):
+        return build_id_of_elf(mod_or_file)
+    note = "/sys/module/%s/notes/.note.gnu.build-id" % mod_or_file
+    try:
+        with open(note, "rb") as f:
+            return build_id_of_notes(f.read())
+    except OSError:
+        return None
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def value(v):
+    """A sysfs or command-line value as JSON: numbers, Y/N as booleans."""
+    if v is None:
+        return None
+    if re.fullmatch(r"-?[0-9]+", v):
+        return int(v)
+    if v in ("Y", "N"):
+        return v == "Y"
+    return v
+
+
+def module_info(mod, path, params_set):
+    if not mod:
+        return None
+    sysdir = "/sys/module/" + mod
+    pdir = os.path.join(sysdir, "parameters")
+    params = {}
+    if os.path.isdir(pdir):
+        for p in sorted(os.listdir(pdir)):
+            params[p] = value(read(os.path.join(pdir, p)))
+    m = {"name": mod,
+         "builtin": not os.path.exists(os.path.join(sysdir, "initstate")),
+         "file": path or None, "sha256": None,
+         "build_id": build_id(mod), "srcversion": read(sysdir + "/srcversion"),
+         "params": params,
+         "params_set": {k: value(v) for k, v in
+                        (p.split("=", 1) for p in params_set.split())}}
+    if path:
+        with open(path, "rb") as f:
+            m["sha256"] = hashlib.sha256(f.read()).hexdigest()
+    return m
+
+
+def parse_pair(kv):
+    k, _, v = kv.partition("=")
+    if not k:
+        sys.exit("params.py: bad parameter '%s'" % kv)
+    if v.startswith("bool:"):
+        if v[5:] not in ("0", "1"):
+            sys.exit("params.py: %s: '%s' is not 0 or 1" % (k, v[5:]))
+        return k, v[5:] == "1"
+    if v.startswith("json:"):
+        return k, json.loads(v[5:])
+    if re.fullmatch(r"-?[0-9]+", v):
+        return k, int(v)
+    if re.fullmatch(r"-?[0-9]+\.[0-9]+", v):
+        return k, float(v)
+    return k, v
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "build-id":
+        b = build_id(sys.argv[2])
+        if not b:
+            sys.exit(1)
+        print(b)
+        return
+    ap = argparse.ArgumentParser(prog="params.py")
+    ap.add_argument("cmd", choices=["write"])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--experiment", required=True)
+    ap.add_argument("--algorithm", required=True)
+    ap.add_argument("--spec", required=True)
+    ap.add_argument("--module", default="")
+    ap.add_argument("--file", default="")
+    ap.add_argument("--set", default="")
+    argv = sys.argv[1:]
+    pairs = argv[argv.index("--") + 1:] if "--" in argv else []
+    a = ap.parse_args(argv[:len(argv) - len(pairs) - (1 if pairs else 0)])
+    p = {"experiment": a.experiment, "algorithm": a.algorithm,
+         "algorithm_spec": a.spec, "kernel": platform.release(),
+         "module": module_info(a.module, a.file, a.set)}
+    for kv in pairs:
+        k, v = parse_pair(kv)
+        if k in p:
+            sys.exit("params.py: %s given twice" % k)
+        p[k] = v
+    tmp = a.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(p, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, a.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers shared by testbed/tests/test_*.sh, for use with scripts/tap.sh's
+# check: each prints one line and succeeds or fails.
+
+# headroom_ok HEADROOM_JSON: the CPU headroom was measured and sufficient.
+headroom_ok() {
+	python3 - "$1" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))
+need = h.get("required_mbps", 2 * h.get("rate_mbps", 0))
+print("%d Mbit/s unlimited, %d needed" % (h["unlimited_mbps"], need))
+sys.exit(not (h["checked"] is True and h["ok"] is True))
+PY
+}
+
+# bad_arg COMMAND...: COMMAND exits 2 with exactly one line on stderr
+# (printed).
+bad_arg() {
+	local err rc=0
+	err=$(mktemp)
+	"$@" 2> "$err" > /dev/null || rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(wc -l < "$err")" -eq 1 ]; then
+		cat "$err"
+		rm -f "$err"
+		return 0
+	fi
+	echo "exit $rc, stderr: $(head -c 400 "$err")"
+	rm -f "$err"
+	return 1
+}
+
+# refused COMMAND...: COMMAND fails (any non-zero exit) with exactly one
+# line on stderr (printed).
+refused() {
+	local err rc=0
+	err=$(mktemp)
+	"$@" 2> "$err" > /dev/null || rc=$?
+	if [ "$rc" -ne 0 ] && [ "$(wc -l < "$err")" -eq 1 ]; then
+		cat "$err"
+		rm -f "$err"
+		return 0
+	fi
+	echo "exit $rc, stderr: $(head -c 400 "$err")"
+	rm -f "$err"
+	return 1
+}
+
+# summary_fields SUMMARY_JSON ROWS FIELD...: every row of a summary.json
+# has every FIELD, and there are ROWS rows (any number if ROWS is '').
+summary_fields() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, want, need = sys.argv[1], sys.argv[2], sys.argv[3:]
+rows = json.load(open(path))
+miss = [(r.get("algorithm"), r.get("bucket", r.get("phase")), k)
+        for r in rows for k in need if k not in r]
+print("%d rows" % len(rows))
+if miss:
+    sys.exit("missing %s" % miss[:5])
+if want and len(rows) != int(want):
+    sys.exit("%d rows, want %s" % (len(rows), want))
+PY
+}
+
+# params_common PARAMS_JSON EXPERIMENT ALGORITHM: params.json has the
+# common schema of testbed/lib/common.sh.
+params_common() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, exp, alg = sys.argv[1:]
+p = json.load(open(path))
+need = ["experiment", "algorithm", "algorithm_spec", "kernel", "module",
+        "rate_mbit", "rtt_us", "tau_us", "buffer_bytes", "bdp_bytes", "mtu",
+        "seed", "ecn_k_bytes", "qdisc", "time_scale", "headroom_check",
+        "trace"]
+errs = ["no %s" % k for k in need if k not in p]
+if p.get("experiment") != exp or p.get("algorithm") != alg:
+    errs.append("experiment %s, algorithm %s" % (p.get("experiment"),
+                                                  p.get("algorithm")))
+for k in ("headroom_check", "trace", "sample", "lone"):
+    if k in p and not isinstance(p[k], bool):
+        errs.append("%s is not a boolean" % k)
+m = p.get("module")
+if m is not None and not isinstance(m.get("params"), dict):
+    errs.append("module without params")
+print("%s on %s, module %s" % (alg, p.get("kernel"),
+                               m["name"] if m else "none"))
+sys.exit("; ".join(errs) if errs else 0)
+PY
+}
