@@ -79,27 +79,30 @@ def plan(args, suite):
     return cases
 
 
-def guest_script(args, suite, cases, kmod, out):
-    """The shell script the guest runs: load the candidate, run each case."""
+def cc_spec(args, kmod):
+    """The --cc spec of the testbed (testbed/lib/common.sh): our modules and
+    --module by file, so that every case runs exactly this build, with the
+    candidate's parameters."""
     alg = args.algorithm
+    ko = args.module or (os.path.join(kmod, "tcp_%s.ko" % alg)
+                         if alg in ("theta_powertcp", "powertcp_evo") else "")
+    spec = alg
+    if ko or args.param:
+        spec += "=" + os.path.abspath(ko) if ko else "="
+        spec += "".join(":" + p for p in args.param)
+    return spec
+
+
+def guest_script(args, suite, cases, kmod, out):
+    """The shell script the guest runs: each case of the suite in turn."""
     lines = ["set -euo pipefail", "cd %s" % ROOT]
-    ko = args.module or os.path.join(kmod, "tcp_%s.ko" % alg)
-    params = " ".join(args.param)
-    if args.module or alg in ("theta_powertcp", "powertcp_evo"):
-        lines.append("insmod %s %s" % (ko, params))
-    elif params:
-        die("--param needs one of our modules or --module")
     for name, rtt, pre, post, seed in cases:
         lines.append(
             "bash testbed/incast.sh --cc %s --out %s/%s --rate-mbit %d "
             "--rtt-us %d --tau-us %d --pre-us %d --post-us %d --seed %d "
             "--no-headroom --kmod-dir %s"
-            % (alg, out, name, suite["rate_mbit"], rtt, rtt, pre, post, seed,
-               kmod))
-    # What was in force, for the record.
-    lines.append("for f in /sys/module/tcp_%s/parameters/*; do "
-                 "echo \"${f##*/}=$(cat \"$f\")\"; done > %s/params_in_force.txt"
-                 " 2>/dev/null || true" % (alg, out))
+            % (cc_spec(args, kmod), out, name, suite["rate_mbit"], rtt, rtt,
+               pre, post, seed, kmod))
     return "\n".join(lines) + "\n"
 
 
