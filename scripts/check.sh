@@ -112,6 +112,8 @@ done
 step "checkpatch --strict: kmod/" checkpatch
 suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
 	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
+# Host paths given to guest runs (vm-run --share, run.sh --out); one guest.
+suite "vm-run --share and run.sh paths (host)" bash scripts/tests/test_vm_share.sh
 
 for i in "${!RELEASES[@]}"; do
 	k=${VM_KERNELS[$i]} rel=${RELEASES[$i]}
