@@ -259,6 +259,14 @@ static inline void pt_grad_ref(struct pt_flow *f, u64 horizon, u64 rtt_ns,
 	}
 }
 
+/* PT_VAR_QDELAY: τ plus the queueing delay in @rtt_ns (all < 2^35). */
+static inline u64 pt_qdelay_rtt(u64 rtt_ns, const struct pt_flow *f, u64 tau)
+{
+	u64 base = (u64)f->min_rtt_us * 1000;
+
+	return pt_min(tau + pt_max(rtt_ns, base) - base, PT_TIME_MAX_NS);
+}
+
 /*
  * Process one RTT sample @rtt_us taken at @now_ns; updates Γ_smooth and the
  * window. @mss is the flow's current segment size. Returns nothing: read
@@ -296,12 +304,8 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 		pt_grad_ref(f, horizon, rtt_ns, now_ns, &ref_rtt, &ref_t);
 	pwr_rtt = rtt_ns;
 	if (p->variant & PT_VAR_QDELAY) {
-		/* τ + queueing delay; min RTT <= RTT, both < 2^34. */
-		pwr_rtt = pt_min(tau + rtt_ns - (u64)f->min_rtt_us * 1000,
-				 PT_TIME_MAX_NS);
-		ref_rtt = pt_min(tau + pt_max(ref_rtt, (u64)f->min_rtt_us *
-					       1000) -
-				 (u64)f->min_rtt_us * 1000, PT_TIME_MAX_NS);
+		pwr_rtt = pt_qdelay_rtt(rtt_ns, f, tau);
+		ref_rtt = pt_qdelay_rtt(ref_rtt, f, tau);
 	}
 	norm = pt_norm_power(p, pwr_rtt, ref_rtt,
 			     pt_clamp(now_ns - pt_min(ref_t, now_ns), 1,
