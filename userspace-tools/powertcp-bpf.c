@@ -20,7 +20,9 @@
  * The parameters are the modules' (kmod/powertcp_params.h): same names,
  * units and ranges. A value out of range is refused with a one-line error,
  * exit status 1, and the old value stays. trace prints one line per ACK,
- * the fields of the modules' powertcp_step tracepoint.
+ * the fields of the modules' powertcp_step tracepoint, for COUNT events or
+ * SECONDS or until interrupted; events are produced only while a trace
+ * runs (one at a time).
  *
  * Exit status: 0 done, 1 refused or failed, 2 usage error.
  */
@@ -181,7 +183,8 @@ static void usage(void)
 	       "  set NAME PARAM=VALUE...      change parameters (all or none)\n"
 	       "  get NAME [PARAM]             print parameters\n"
 	       "  status [NAME]                what is registered, by whom\n"
-	       "  trace NAME [-c N] [-t SEC]   print one line per ACK\n"
+	       "  trace NAME [-c N] [-t SEC]   print one line per ACK (one"
+	       " reader at a time)\n"
 	       "NAME: theta_powertcp or powertcp_evo. -v: libbpf's messages"
 	       " (the verifier log).\nParameters (default theta_powertcp/"
 	       "powertcp_evo, range):\n", prog, PT_BPF_PIN_ROOT);
@@ -770,8 +773,8 @@ static void status_one(const struct alg *a)
 	       "struct_ops map (no links before 6.4)");
 	fd = open_pinned(a->name, "ops");
 	if (!struct_ops_refs(fd, &refs, &state))
-		printf("  kernel references: %u (registration and the sockets"
-		       " using it)\n", refs);
+		printf("  kernel references: %u (its registration, the sockets"
+		       " and namespace defaults using it)\n", refs);
 	close(fd);
 	close(open_params(a, &p));
 	printf("  ");

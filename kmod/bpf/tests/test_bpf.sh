@@ -278,11 +278,21 @@ iperf_rate_ok() { # cc
 	return 1
 }
 
+# Wait until the flow writing to FILE has sent data (python starts slowly
+# in a TCG guest).
+flow_started() { # file
+	for _ in $(seq 100); do
+		grep -q '^sent [1-9]' "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 ss_shows() { # cc
 	local pid rc=0
 	client "$1" 3 > "$TMP/ss.out" &
 	pid=$!
-	sleep 1.5
+	flow_started "$TMP/ss.out" || { echo "the flow did not start"; rc=1; }
 	ip netns exec "$NS_S" ss -tin dst $ADDR_R | grep -qw "$1" ||
 		{ echo "ss -ti does not show $1"; rc=1; }
 	wait "$pid"
@@ -294,7 +304,7 @@ trace_fires() { # cc
 	pt trace "$1" -c 3 -t 20 > "$TMP/trace.out" 2>&1 &
 	pid=$!
 	sleep 0.5
-	client "$1" 1 >/dev/null
+	client "$1" 2 >/dev/null
 	wait "$pid"
 	line=$(grep -m1 '^t=[0-9]* sport=.* daddr=.* dport=.* rtt_us=.* power_q16=.* cwnd=[0-9]* rate_Bps=' "$TMP/trace.out") ||
 		{ echo "no events:"; cat "$TMP/trace.out"; return 1; }
@@ -317,10 +327,7 @@ unload_in_use() { # cc
 	local pid n0 n1
 	client "$1" 4 > "$TMP/hold.out" &
 	pid=$!
-	for _ in $(seq 50); do
-		grep -q '^sent [1-9]' "$TMP/hold.out" && break
-		sleep 0.1
-	done
+	flow_started "$TMP/hold.out"
 	[ "$(head -n1 "$TMP/hold.out")" = "$1" ] ||
 		{ echo "the flow did not get $1"; kill "$pid"; return 1; }
 	pt unload "$1" >/dev/null || { kill "$pid"; return 1; }
