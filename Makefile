@@ -15,11 +15,11 @@
 #   make evolve          the evolution search of powertcp_evo (results/evolve/;
 #                        resumes; TRIALS=N more trials, default 40)
 #   make evolve-rankcheck  short windows vs full-length runs on a sample
-#   make tools           the userspace tools (userspace-tools/bin/)
 #   make bpf             the BPF struct_ops builds (kmod/bpf/) and their
 #                        loader, userspace-tools/bin/powertcp-bpf, for hosts
 #                        without module support; vmlinux.h from the running
 #                        kernel's BTF, or BTF=FILE (a vmlinux or raw BTF)
+#   make tools           the userspace tools (userspace-tools/bin/)
 #   make unit            only the userspace unit tests of the control law
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -40,8 +40,8 @@ install: modules
 
 clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
-	$(MAKE) -C userspace-tools clean
 	$(MAKE) -C kmod/bpf clean
+	$(MAKE) -C userspace-tools clean
 	rm -rf build/kmod-* build/tests
 
 # Also the VM caches, the chosen kernels and the extracted checkpatch.
@@ -54,6 +54,7 @@ tools:
 bpf:
 	$(MAKE) -C kmod/bpf $(if $(BTF),BTF=$(BTF))
 	$(MAKE) -C userspace-tools bpf
+.PHONY: bpf
 
 unit:
 	$(MAKE) -C kmod/tests test
@@ -88,5 +89,5 @@ evolve-rankcheck:
 	/usr/bin/python3 testbed/evolve/rankcheck.py
 
 .PHONY: evolve evolve-rankcheck
-.PHONY: all modules install clean distclean tools bpf unit check incast fairness websearch \
+.PHONY: all modules install clean distclean tools unit check incast fairness websearch \
 	reproduce
