@@ -20,6 +20,10 @@
 #   make evolve          the evolution search of powertcp_evo (results/evolve/;
 #                        resumes; TRIALS=N more trials, default 40)
 #   make evolve-rankcheck  short windows vs full-length runs on a sample
+#   make bpf             the BPF struct_ops builds (kmod/bpf/) and their
+#                        loader, userspace-tools/bin/powertcp-bpf, for hosts
+#                        without module support; vmlinux.h from the running
+#                        kernel's BTF, or BTF=FILE (a vmlinux or raw BTF)
 #   make tools           the userspace tools (userspace-tools/bin/)
 #   make unit            only the unit tests of the control law
 
@@ -41,6 +45,7 @@ install: modules
 
 clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	$(MAKE) -C kmod/bpf clean
 	$(MAKE) -C userspace-tools clean
 	rm -rf build/kmod-* build/tests build/quick build/check
 
@@ -50,6 +55,11 @@ distclean: clean
 
 tools:
 	$(MAKE) -C userspace-tools
+
+bpf:
+	$(MAKE) -C kmod/bpf $(if $(BTF),BTF=$(BTF))
+	$(MAKE) -C userspace-tools bpf
+.PHONY: bpf
 
 unit:
 	$(MAKE) -C kmod/tests test

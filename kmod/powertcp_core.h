@@ -3,9 +3,12 @@
  * θ-PowerTCP control law in integer fixed point.
  *
  * This file is the only place where the algorithm lives. It is compiled into
- * both kernel modules (tcp_theta_powertcp, tcp_powertcp_evo) and into the
- * userspace unit tests and fuzzers, so it uses no kernel API beyond the u32/
- * u64/s64 types and div64_u64(), which the userspace build provides itself.
+ * both kernel modules (tcp_theta_powertcp, tcp_powertcp_evo), into their BPF
+ * struct_ops builds (kmod/bpf/, clang -target bpf) and into the userspace
+ * unit tests and fuzzers, so it uses no kernel API beyond the u32/u64/s64
+ * types and div64_u64(), which the userspace and BPF builds provide
+ * themselves. For BPF it also keeps to: unsigned 64-bit division only
+ * (signed division needs BPF cpu v4), no 128-bit types, no loops.
  *
  * Per ACK (PowerTCP, NSDI '22, with the ns-3 model's "fast react"):
  *
@@ -46,10 +49,12 @@
 #include <linux/math64.h>
 #include <linux/types.h>
 #else
+#ifndef __bpf__		/* BPF (kmod/bpf/): vmlinux.h, included first, has them */
 #include <linux/types.h>
 typedef __u32 u32;
 typedef __u64 u64;
 typedef __s64 s64;
+#endif
 #define BIT_ULL(n)	(1ULL << (n))
 #define BIT(n)		(1UL << (n))
 static inline u64 div64_u64(u64 a, u64 b)

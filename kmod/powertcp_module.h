@@ -2,7 +2,8 @@
 /*
  * Kernel glue shared by tcp_theta_powertcp and tcp_powertcp_evo: module
  * parameters, tcp_congestion_ops callbacks, registration. Each module's .c
- * defines POWERTCP_NAME and the POWERTCP_DEF_* defaults, then includes this.
+ * defines POWERTCP_NAME and POWERTCP_ALG (its column of defaults in
+ * powertcp_params.h), then includes this.
  *
  * The control law itself is in powertcp_core.h. Here we only feed it the
  * kernel's per-ACK RTT sample (rate_sample.rtt_us) and nanosecond TCP clock
@@ -26,6 +27,11 @@
 
 #include "powertcp_compat.h"
 #include "powertcp_core.h"
+#include "powertcp_params.h"
+
+#ifdef POWERTCP_DEF_GAMMA
+#error "the defaults are PT_THETA_* and PT_EVO_* in powertcp_params.h"
+#endif
 
 /* A u32 parameter: its value and inclusive valid range. */
 struct powertcp_param {
@@ -69,28 +75,9 @@ static const struct kernel_param_ops powertcp_param_ops = {
 		      " (default " __stringify(def) ", range "		\
 		      __stringify(lo) ".." __stringify(hi) ")")
 
-POWERTCP_PARAM(gamma, POWERTCP_DEF_GAMMA, 1, 1024,
-	       "EWMA weight gamma, in 1/1024");
-POWERTCP_PARAM(beta_ppm, POWERTCP_DEF_BETA_PPM, 0, 1000000,
-	       "additive increase beta, in ppm of line rate");
-POWERTCP_PARAM(target_permille, POWERTCP_DEF_TARGET_PERMILLE, 1000, 4000,
-	       "target RTT, in permille of base RTT");
-POWERTCP_PARAM(grad_floor_permille, POWERTCP_DEF_GRAD_FLOOR_PERMILLE, 0, 1000,
-	       "floor of (RTT gradient + 1), in permille");
-POWERTCP_PARAM(power_floor_permille, POWERTCP_DEF_POWER_FLOOR_PERMILLE, 1,
-	       1000, "floor of normalized power, in permille");
-POWERTCP_PARAM(min_rate_ppm, POWERTCP_DEF_MIN_RATE_PPM, 0, 1000000,
-	       "minimum rate, in ppm of line rate");
-POWERTCP_PARAM(init_rate_ppm, POWERTCP_DEF_INIT_RATE_PPM, 1, 1000000,
-	       "initial rate of a new flow, in ppm of line rate");
-POWERTCP_PARAM(smooth_pct, POWERTCP_DEF_SMOOTH_PCT, 1, 100,
-	       "power smoothing horizon, in percent of base RTT");
-POWERTCP_PARAM(base_rtt_us, POWERTCP_DEF_BASE_RTT_US, 0, 10000000,
-	       "base RTT tau, in us; 0 = auto, each flow's minimum RTT");
-POWERTCP_PARAM(line_rate_mbps, POWERTCP_DEF_LINE_RATE_MBPS, 1, 400000,
-	       "host line rate, in Mbit/s");
-POWERTCP_PARAM(variant, POWERTCP_DEF_VARIANT, 0, POWERTCP_MAX_VARIANT,
-	       "control-law variant, a mask of powertcp_core.h's PT_VAR_*");
+/* One per row of powertcp_params.h, with this algorithm's defaults. */
+#define POWERTCP_PARAM_ROW POWERTCP_PARAM
+#include "powertcp_params.h"
 
 /* Per-connection state, in icsk_ca_priv. */
 struct powertcp_sock {
@@ -204,6 +191,7 @@ static struct tcp_congestion_ops powertcp_ops __read_mostly = {
 static int __init powertcp_register(void)
 {
 	BUILD_BUG_ON(sizeof(struct powertcp_sock) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(PT_EVO_MAX_VARIANT != PT_VAR_ALL);
 	return tcp_register_congestion_control(&powertcp_ops);
 }
 
