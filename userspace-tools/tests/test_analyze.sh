@@ -424,6 +424,112 @@ sed '3s/,10000,/,9000,/' "$D4/flows.csv" >"$OUT/fair_start.csv"
 expect_err "fairness-analyze: a flow off its phase" "$FA" \
 	--goodput "$D4/goodput.csv" --flows "$OUT/fair_start.csv" \
 	--phase-us 10000 --link-mbps 100 --algorithm synth
+sed '3s/,10000,/,12001,/' "$D4/flows.csv" >"$OUT/fair_late.csv"
+expect_err "fairness-analyze: a flow later than the allowance" "$FA" \
+	--goodput "$D4/goodput.csv" --flows "$OUT/fair_late.csv" \
+	--phase-us 10000 --link-mbps 100 --settle-us 2000 --algorithm synth
+expect_err "fairness-analyze: --starve-fraction above 1" "$FA" \
+	"${FARGS[@]}" --algorithm synth --starve-fraction 1.5
+expect_err "fairness-analyze: --starve-fraction 0" "$FA" \
+	"${FARGS[@]}" --algorithm synth --starve-fraction 0
+expect_err "fairness-analyze: --rtt-us 0" "$FA" \
+	"${FARGS[@]}" --algorithm synth --rtt-us 0
+# Starvation on the first input: nothing below 0.7 of the share (the
+# lowest 3-interval average in a window is flow 1's 38.67 of 50, over
+# (12, 15] ms). Below 0.9 (45): that one average, 1 ms (from tick 14).
+jchecks "$OUT/fair.json" <<EOF
+starve_fraction 0.7 0.00005
+rtt_us null
+phases.0.starved_us 0
+phases.1.starved_us 0
+phases.1.starved_flow null
+phases.1.starved_rtts null
+phases.2.starved_us 0
+EOF
+"$FA" "${FARGS[@]}" --algorithm synth --starve-fraction 0.9 \
+	--json "$OUT/fair09.json"
+jchecks "$OUT/fair09.json" <<EOF
+phases.1.starved_us 1000
+phases.1.starved_flow 1
+phases.0.starved_us 0
+EOF
+
+# Starvation, known answers. Two flows, phases of 100 ms, rows every ms,
+# link 100 Mbit/s, allowance 10 ms, averages over 3 intervals; flow 1
+# starts 40 us late (a start jitter). Per ms, in Mbit/s:
+#   flow 0, (0, 200]:   100 to 100 ms; then 50, except 75 over (130, 150]
+#                       and 25 over (170, 175]
+#   flow 1, (100, 300]: 50, except 25 over (130, 150] and 75 over
+#                       (170, 175]; from 200 ms 100, except 50 over
+#                       (200, 215]
+# Phase 1 (fair share 50, threshold 35): an average with L intervals at
+# 25 is 50 - 25 L / 3: below 35 for L >= 2, i.e. flow 1's averages ending
+# at 132..151 ms, counted from tick 131: 20 ms = 20 base RTTs of 1 ms.
+# Flow 0's dip: ticks 172..176, 5 ms. The longest: flow 1, 20000 us.
+# Below 0.9 (45, L >= 1): 131..152 from 130, 22 ms. Below 0.4 (20, and
+# 40 in phase 2): never.
+# Phase 2 (flow 1 alone, share 100, threshold 70): 50 over (200, 215], an
+# average with L such intervals 100 - 50 L / 3 < 70 for L >= 2; averages
+# wholly after 210 ms end at 213 or later: 213..216, from 212: 4000 us.
+# Phase 0: flow 0 at the share. Flow 1's convergence: its first average,
+# over (101, 104] ms, is at the share: (101 + 104) / 2 - 100.04 = 2.46 ms.
+D6=$OUT/starve
+mkdir -p "$D6"
+awk 'BEGIN {
+	print "time_us,flow_id,bytes_total"
+	for (t = 1; t <= 300; t++) {
+		if (t <= 200) {
+			if (t <= 100) r = 100
+			else if (t > 130 && t <= 150) r = 75
+			else if (t > 170 && t <= 175) r = 25
+			else r = 50
+			b0 += r * 125
+			printf "%d,0,%d\n", t * 1000, b0
+		}
+		if (t > 100) {
+			if (t > 200) r = t <= 215 ? 50 : 100
+			else if (t > 130 && t <= 150) r = 25
+			else if (t > 170 && t <= 175) r = 75
+			else r = 50
+			b1 += r * 125
+			printf "%d,1,%d\n", t * 1000, b1
+		}
+	}
+}' >"$D6/goodput.csv"
+{
+	head -n 1 "$D1/flows.csv"
+	echo "0,h0,x,0,0,1000,-1,1,1,1,1,closed"
+	echo "1,h1,x,100040,0,101000,-1,1,1,1,1,closed"
+} >"$D6/flows.csv"
+SARGS=(--goodput "$D6/goodput.csv" --flows "$D6/flows.csv" --phase-us 100000
+       --link-mbps 100 --settle-us 10000 --algorithm synth)
+check "fairness-analyze: starvation input runs" "$FA" "${SARGS[@]}" \
+	--rtt-us 1000 --json "$OUT/starve.json"
+jchecks "$OUT/starve.json" <<EOF
+rtt_us 1000
+starve_fraction 0.7 0.00005
+phases.0.starved_us 0
+phases.0.starved_flow null
+phases.0.starved_rtts 0 0.00005
+phases.1.starved_us 20000
+phases.1.starved_flow 1
+phases.1.starved_rtts 20 0.00005
+phases.1.convergence_time_us 2460
+phases.2.starved_us 4000
+phases.2.starved_flow 1
+phases.2.starved_rtts 4 0.00005
+EOF
+"$FA" "${SARGS[@]}" --starve-fraction 0.9 --json "$OUT/starve09.json"
+jchecks "$OUT/starve09.json" <<EOF
+phases.1.starved_us 22000
+phases.1.starved_rtts null
+EOF
+"$FA" "${SARGS[@]}" --starve-fraction 0.4 --json "$OUT/starve04.json"
+jchecks "$OUT/starve04.json" <<EOF
+phases.1.starved_us 0
+phases.1.starved_flow null
+phases.2.starved_us 0
+EOF
 
 # --- fct-analyze -------------------------------------------------------
 # MTU 1500 (MSS 1448), 100 Mbit/s, propagation RTT 100 us in a rack, 200
