@@ -3,9 +3,12 @@
 #
 # The analyzers on fixed inputs with known answers: incast-analyze,
 # fairness-analyze and fct-analyze on synthetic CSVs (figures worked out
-# by hand in the comments), their one-line errors, and
-# testbed/plot_incast.py on a synthetic two-algorithm results directory.
-# No root needed: bash, awk and python3 (json; matplotlib for the plot).
+# by hand in the comments), their one-line errors; testbed/summarize_
+# incast.py and summarize_fairness.py on several seeds of those inputs
+# (the spread over the seeds, the fairness goals), and
+# testbed/plot_incast.py on a synthetic two-algorithm, two-seed results
+# directory. No root needed: bash, awk and python3 (json; matplotlib for
+# the plot).
 # Prints KTAP (scripts/tap.sh); exits 1 if any check fails.
 #
 # Environment: BIN (default: ../bin, the analyzers built with make),
@@ -631,13 +634,114 @@ expect_err "fct-analyze: a flow missing from flows.csv" "$FCT" \
 	--load 50 --link-mbps 100 --prop-rtt-rack-us 100 \
 	--prop-rtt-cross-us 200 --algorithm synth
 
+# --- summarize_incast.py, summarize_fairness.py: the seeds ---------------
+# Results laid out as testbed/run.sh --seeds does (ALG/seed-S/), from the
+# inputs above; params.json and headroom.json as the experiments write
+# them (the fields the summaries read).
+TB=$ROOT/testbed
+S=$OUT/summ
+# The summaries need only the standard library: the system's python starts
+# fastest (a pyenv shim takes seconds on a busy machine).
+PY3=/usr/bin/python3
+[ -x "$PY3" ] || PY3=python3
+headroom() { echo '{"unlimited_mbps": 300, "ok": true}' >"$1/headroom.json"; }
+# Incast: the first input as three seeds of cubic whose windows end at
+# 200, 120 and 150 ms: avg queue 1500000 / 101 = 14851.485, (550000 +
+# 5000 x (19 + .. + 10)) / 21 = 60714.286, 1500000 / 51 = 29411.765 B:
+# mean 34992.512, sd sqrt((20141.027^2 + 25721.774^2 + 5580.747^2) / 2)
+# = 23435.18; drains below 1 BDP 26 ms after the incast, except seed 2
+# (never, its window ends at 50000 B): 26000 over 2 seeds, 1 never.
+for s in 1 2 3; do
+	R=$S/incast/cubic/seed-$s
+	mkdir -p "$R"
+	cp "$D1"/*.csv "$R/"
+	printf '{"algorithm": "cubic", "rate_mbit": 100, "pre_us": 100000, "end_us": %d, "bdp_bytes": 25000, "seed": %d}\n' \
+		$((s == 1 ? 200000 : s == 2 ? 120000 : 150000)) "$s" >"$R/params.json"
+	headroom "$R"
+done
+mkdir -p "$S/incast/_nosample/cubic/seed-1" "$S/incast/notes"
+check "summarize_incast.py: three seeds" sh -c "'$PY3' '$TB/summarize_incast.py' \
+	'$S/incast' >'$S/incast.txt' && grep -c . '$S/incast.txt'"
+jchecks "$S/incast/summary.json" <<EOF
+seeds.2 3
+runs.1.seed 2
+runs.1.avg_queue_bytes 60714.286 0.0005
+algorithms.0.n_seeds 3
+algorithms.0.avg_queue_bytes.mean 34992.512 0.0005
+algorithms.0.avg_queue_bytes.sd 23435.18 0.005
+algorithms.0.avg_queue_bytes.min 14851.485 0.0005
+algorithms.0.avg_queue_bytes.max 60714.286 0.0005
+algorithms.0.drain_time_us.mean 26000 0.0005
+algorithms.0.drain_time_us.never 1
+algorithms.0.drain_time_us.n 2
+algorithms.0.peak_queue_bytes.sd 0 0.0005
+EOF
+check "summarize_incast.py: mean ± sd in the table" \
+	grep -E '^cubic +3 .* 34993 ± 23435 .* 26000 ± 0 \+1 never' "$S/incast.txt"
+check "summarize_incast.py: summary.csv, one row per algorithm" sh -c "
+	head -n 1 '$S/incast/summary.csv' | grep -q '^algorithm,n_seeds,seeds,.*avg_queue_bytes_mean,avg_queue_bytes_sd,avg_queue_bytes_min,avg_queue_bytes_max' &&
+	[ \$(wc -l < '$S/incast/summary.csv') = 2 ] && echo 2 lines"
+# Fairness: the starvation input as two seeds of theta_powertcp with base
+# RTTs of 1000 and 250 us: phase 1's 20 ms below 0.7 of the share is 20
+# and 80 base RTTs (mean 50, sd sqrt(2 x 30^2) = 42.4264); Jain of the
+# phase (window 110..200 ms): flows at 4875 / 90 and 4125 / 90 Mbit/s,
+# 100^2 / (2 (54.1667^2 + 45.8333^2)) = 0.9931 in both. The goals: Jain
+# holds (min 0.9931), starvation does not (80 > 50 RTTs, seed 2).
+for s in 1 2; do
+	R=$S/fairness/theta_powertcp/seed-$s
+	mkdir -p "$R"
+	cp "$D6"/*.csv "$R/"
+	printf '{"algorithm": "theta_powertcp", "rate_mbit": 100, "mtu": 1500, "phase_us": 100000, "phases": 3, "settle_us": 10000, "rtt_us": %d, "flows": 2, "phase_rtts": 100, "seed": %d}\n' \
+		$((s == 1 ? 1000 : 250)) "$s" >"$R/params.json"
+	headroom "$R"
+done
+check "summarize_fairness.py: two seeds" sh -c "'$PY3' '$TB/summarize_fairness.py' \
+	'$S/fairness' >'$S/fairness.txt' && grep -c . '$S/fairness.txt'"
+jchecks "$S/fairness/summary.json" <<EOF
+seeds.1 2
+starve_fraction 0.7 0.00005
+runs.4.seed 2
+runs.4.phase 1
+runs.4.starved_rtts 80 0.005
+runs.4.starved_flow 1
+phases.1.phase 1
+phases.1.n_seeds 2
+phases.1.jain_index.mean 0.9931 0.00005
+phases.1.jain_index.sd 0 0.00005
+phases.1.starved_rtts.mean 50 0.0005
+phases.1.starved_rtts.sd 42.4264 0.0005
+phases.1.starved_rtts.min 20 0.0005
+phases.1.starved_rtts.max 80 0.0005
+phases.1.convergence_time_us.mean 2460 0.0005
+phases.2.convergence_time_us null
+algorithms.0.jain_goal.holds true
+algorithms.0.jain_goal.min 0.9931 0.00005
+algorithms.0.starvation_goal.holds false
+algorithms.0.starvation_goal.max_rtts 80 0.005
+algorithms.0.starvation_goal.seed 2
+algorithms.0.starvation_goal.phase 1
+EOF
+check "summarize_fairness.py: the Jain goal, per algorithm" grep -F \
+	"theta_powertcp: Jain >= 0.98 in every multi-flow phase of every seed (2 seeds): yes (min 0.9931" \
+	"$S/fairness.txt"
+check "summarize_fairness.py: the starvation goal, per algorithm" grep -F \
+	"theta_powertcp: longest starvation 80.0 RTTs (goal <= 50, 2 seeds): NO" \
+	"$S/fairness.txt"
+check "summarize_fairness.py: summary.csv, one row per phase" sh -c "
+	head -n 1 '$S/fairness/summary.csv' | grep -q '^algorithm,phase,flows,n_seeds,jain_index_mean,jain_index_sd,jain_index_min,jain_index_max' &&
+	[ \$(wc -l < '$S/fairness/summary.csv') = 4 ] && echo 4 lines"
+check "summarize_fairness.py: no runs, one line" sh -c "mkdir -p '$S/none/x'
+	! '$PY3' '$TB/summarize_fairness.py' '$S/none' 2>'$S/none.err' &&
+	[ \$(wc -l < '$S/none.err') = 1 ] && cat '$S/none.err'"
+
 # The JSON checks queued above.
 jchecks_run
 
 # --- plot_incast.py ------------------------------------------------------
-# Two algorithms, 0.5 ms samples over 0.5 s, incast at 200 ms, analysed to
-# 400 ms, 100 Mbit/s: a short queue spike for theta_powertcp, a long one
-# and a sawtooth for cubic.
+# Two algorithms, two seeds each (ALG/seed-S, as testbed/run.sh lays them
+# out), 0.5 ms samples over 0.5 s, incast at 200 ms, analysed to 400 ms,
+# 100 Mbit/s: a short queue spike for theta_powertcp, a long one and a
+# sawtooth for cubic.
 PY=${PYTHON:-}
 for p in python3 /usr/bin/python3; do
 	[ -n "$PY" ] && break
@@ -647,11 +751,13 @@ if [ -z "$PY" ]; then
 	skip "plot_incast.py" "no python3 with matplotlib and numpy"
 else
 	P=$OUT/results
-	for alg in cubic theta_powertcp; do
-		mkdir -p "$P/$alg"
-		awk -v alg=$alg 'BEGIN {
+	for run in cubic/seed-1 cubic/seed-2 theta_powertcp/seed-1 \
+		   theta_powertcp/seed-2; do
+		alg=${run%/*} R=$P/$run
+		mkdir -p "$R"
+		awk -v alg=$alg -v seed=${run#*seed-} 'BEGIN {
 			print "time_us,backlog_bytes,backlog_pkts,sent_bytes,sent_pkts,drops,overlimits"
-			srand(1)
+			srand(seed)
 			sent = 0
 			for (t = 0; t <= 500000; t += 500) {
 				u = t - 200000
@@ -666,21 +772,25 @@ else
 				sent += 500 * rate * (0.97 + 0.06 * rand())
 				printf "%d,%d,%d,%d,%d,0,0\n", t, q, q / 1500, sent, sent / 1500
 			}
-		}' >"$P/$alg/qdisc.csv"
+		}' >"$R/qdisc.csv"
 		awk 'BEGIN {
 			print "time_us,flow_id,bytes_total"
 			for (t = 1000; t <= 500000; t += 1000)
 				for (f = 0; f < 4; f++) printf "%d,%d,%d\n", t, f, 3 * t
-		}' >"$P/$alg/goodput.csv"
-		cp "$D1/flows.csv" "$P/$alg/flows.csv"
-		"$A" --qdisc "$P/$alg/qdisc.csv" --goodput "$P/$alg/goodput.csv" \
-			--flows "$P/$alg/flows.csv" --algorithm $alg --link-mbps 100 \
+		}' >"$R/goodput.csv"
+		cp "$D1/flows.csv" "$R/flows.csv"
+		"$A" --qdisc "$R/qdisc.csv" --goodput "$R/goodput.csv" \
+			--flows "$R/flows.csv" --algorithm $alg --link-mbps 100 \
 			--incast-us 200000 --end-us 400000 --bdp-bytes 25000 \
-			--json "$P/$alg/summary.json"
+			--json "$R/summary.json"
 	done
-	mkdir -p "$P/notes"		# no qdisc.csv: not an algorithm
-	if "$PY" "$PLOT" --results "$P" --out "$OUT/fig.png" --title "synthetic incast" 2>"$OUT/plot.err"; then
-		ok "plot_incast.py runs"
+	mkdir -p "$P/notes/seed-1"	# no qdisc.csv: not an algorithm
+	# Not an algorithm either: the incast's run without the sampler.
+	mkdir -p "$P/_nosample/theta_powertcp/seed-1"
+	cp "$P/cubic/seed-1/qdisc.csv" "$P/_nosample/theta_powertcp/seed-1/"
+	if "$PY" "$PLOT" --results "$P" --out "$OUT/fig.png" --title "synthetic incast" 2>"$OUT/plot.err" &&
+	   [ ! -s "$OUT/plot.err" ]; then
+		ok "plot_incast.py runs (seed 1 of 2, two algorithms)"
 	else
 		not_ok "plot_incast.py: $(cat "$OUT/plot.err")"
 	fi
