@@ -755,7 +755,7 @@ else
 		   theta_powertcp/seed-2; do
 		alg=${run%/*} R=$P/$run
 		mkdir -p "$R"
-		awk -v alg=$alg -v seed=${run#*seed-} 'BEGIN {
+		awk -v alg="$alg" -v seed="${run#*seed-}" 'BEGIN {
 			print "time_us,backlog_bytes,backlog_pkts,sent_bytes,sent_pkts,drops,overlimits"
 			srand(seed)
 			sent = 0
@@ -780,7 +780,7 @@ else
 		}' >"$R/goodput.csv"
 		cp "$D1/flows.csv" "$R/flows.csv"
 		"$A" --qdisc "$R/qdisc.csv" --goodput "$R/goodput.csv" \
-			--flows "$R/flows.csv" --algorithm $alg --link-mbps 100 \
+			--flows "$R/flows.csv" --algorithm "$alg" --link-mbps 100 \
 			--incast-us 200000 --end-us 400000 --bdp-bytes 25000 \
 			--json "$R/summary.json"
 	done
