@@ -23,6 +23,8 @@ summary.json. Then RESULTS_DIR/summary.json:
               each of those figures, its spread over the seeds {mean, sd,
               min, max, n} (sd: the sample standard deviation, null for
               one seed; -1 times are left out and counted in "never")
+  starve_fraction, smooth_intervals, tolerance  the analyzer's (0.7, the
+              averages over K intervals, the convergence tolerance)
   algorithms  one row per algorithm, the goals over every seed:
               jain_goal (Jain >= 0.98 in every multi-flow phase: holds,
               min and where) and starvation_goal (no flow below 0.7 x its
@@ -134,7 +136,9 @@ def main():
     p = runs[0][2]["params"]
     write_summary(res, csv_rows, list(csv_rows[0]), doc={
         "experiment": "fairness", "seeds": seeds,
-        "starve_fraction": STARVE_FRACTION, "algorithms": goal,
+        "starve_fraction": STARVE_FRACTION,
+        "smooth_intervals": runs[0][2]["smooth_intervals"],
+        "tolerance": runs[0][2]["tolerance"], "algorithms": goal,
         "phases": phases, "runs": rows})
 
     print("# fairness: %d flows, phases of %d base RTTs (%d us), "
