@@ -12,7 +12,7 @@
 # Prints KTAP (scripts/tap.sh); exits 1 if any check fails.
 #
 # Environment: BIN (default: ../bin, the analyzers built with make),
-# PYTHON (for the plot; default: the first of python3, /usr/bin/python3
+# PYTHON (for the plot; default: the first of /usr/bin/python3, python3
 # that has matplotlib), KEEP=1 keeps the output directory.
 set -u
 
@@ -26,6 +26,10 @@ if [ -z "${BIN:-}" ]; then
 		bin/fct-analyze >&2 || tap_bail "make"
 fi
 A=$BIN/incast-analyze
+# The checks need only python's standard library: the system's python
+# starts fastest (a pyenv shim takes seconds on a busy machine).
+PY3=/usr/bin/python3
+[ -x "$PY3" ] || PY3=python3
 FA=$BIN/fairness-analyze
 FCT=$BIN/fct-analyze
 PLOT=$ROOT/testbed/plot_incast.py
@@ -55,7 +59,7 @@ jchecks_run() {
 	[ -s "$JCHECKS" ] || return 0
 	while read -r st msg; do
 		if [ "$st" = 1 ]; then ok "$msg"; else not_ok "$msg"; fi
-	done < <(python3 -c '
+	done < <("$PY3" -c '
 import json, sys
 docs = {}
 for line in open(sys.argv[1]):
@@ -175,7 +179,7 @@ window_end_us 200000
 pre_avg_queue_bytes 5000 0.0005
 pre_throughput_mbps 100 0.0005
 EOF
-if note=$(python3 -c '
+if note=$("$PY3" -c '
 import json, sys
 keys = ["algorithm", "avg_throughput_mbps", "link_rate_mbps",
         "avg_queue_bytes", "p99_queue_bytes", "peak_queue_bytes",
@@ -225,7 +229,7 @@ EOF
 # shellcheck disable=SC2086
 "$A" $ARGS1 --csv-row "$OUT/rows.csv" >/dev/null &&
 	"$A" $ARGS1 --from-us 150000 --csv-row "$OUT/rows.csv" >/dev/null
-if note=$(python3 -c '
+if note=$("$PY3" -c '
 import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1])))
 d = json.load(open(sys.argv[2]))
@@ -640,10 +644,6 @@ expect_err "fct-analyze: a flow missing from flows.csv" "$FCT" \
 # them (the fields the summaries read).
 TB=$ROOT/testbed
 S=$OUT/summ
-# The summaries need only the standard library: the system's python starts
-# fastest (a pyenv shim takes seconds on a busy machine).
-PY3=/usr/bin/python3
-[ -x "$PY3" ] || PY3=python3
 headroom() { echo '{"unlimited_mbps": 300, "ok": true}' >"$1/headroom.json"; }
 # Incast: the first input as three seeds of cubic whose windows end at
 # 200, 120 and 150 ms: avg queue 1500000 / 101 = 14851.485, (550000 +
@@ -743,7 +743,7 @@ jchecks_run
 # 100 Mbit/s: a short queue spike for theta_powertcp, a long one and a
 # sawtooth for cubic.
 PY=${PYTHON:-}
-for p in python3 /usr/bin/python3; do
+for p in /usr/bin/python3 python3; do
 	[ -n "$PY" ] && break
 	"$p" -c 'import matplotlib, numpy' 2>/dev/null && PY=$p
 done
