@@ -142,7 +142,8 @@ tb_trace_off "$WORK/trace.txt"
 [ "$SAMPLE" = 1 ] && mv "$WORK/qdisc-${TB_SW}-${TB_BOTTLENECK_DEV}.csv" "$WORK/qdisc.csv"
 cp -r "$WORK"/* "$OUT/"
 
-mapfile -t jit < <(tb_jitter "$FLOWS")
+# Not < <(...): the guest's /dev has no /dev/fd for process substitution.
+mapfile -t jit <<< "$(tb_jitter "$FLOWS")"
 schedule=$(for i in $(seq 0 $((FLOWS - 1))); do
 	printf '%s{"id": %d, "netns": "tb_h%d", "start_us": %d, "stop_us": %d}' \
 		"$([ "$i" = 0 ] || echo ', ')" "$i" $((i + 1)) \
