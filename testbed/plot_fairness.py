@@ -29,6 +29,7 @@ import sys
 
 from plotlib import label, order_key, read_csv
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
+from matplotlib.transforms import offset_copy  # noqa: E402
 import numpy as np
 PROG = "plot_fairness.py"
 
@@ -186,8 +187,12 @@ def main():
         f"faint: goodput per {p0['interval_us'] / 1e3:g} ms; bold: mean of "
         f"{args.smooth}; grey: convergence allowance, not in the Jain index",
         fontsize=9)
-    axes[0, 0].legend(loc="upper right", fontsize=8, ncol=p0["flows"] + 1,
-                      bbox_to_anchor=(1.0, 1.45 if len(every) > 1 else 1.32),
+    # On the first panel's title line, right-aligned (the title is left).
+    axes[0, 0].legend(loc="lower right", fontsize=8, ncol=p0["flows"] + 1,
+                      bbox_to_anchor=(1.0, 1.0), borderaxespad=0,
+                      bbox_transform=offset_copy(
+                          axes[0, 0].transAxes, fig=fig, units="points",
+                          y=24 if len(algs[0]["every_j"]) > 1 else 12),
                       frameon=False)
     fig.suptitle((args.title + ": " if args.title else "") +
                  f"per-flow goodput, {which}", fontsize=10)
