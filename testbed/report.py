@@ -150,8 +150,8 @@ def mm(a, fmt):
         return "-"
     if not a["n"]:
         return "never"
-    t = (fmt % a["min"]) + ("" if a["min"] == a["max"] else
-                            "–" + fmt % a["max"])
+    lo, hi = fmt % a["min"], fmt % a["max"]
+    t = lo if lo == hi else lo + "–" + hi
     if a.get("never"):
         t += ", %d never" % a["never"]
     return t
