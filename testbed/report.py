@@ -173,10 +173,15 @@ def incast(doc):
         return
     algs, seeds = doc["algorithms"], doc["seeds"]
     p = doc["runs"][0]["params"]
-    w("Every algorithm ran with %s, each run in its own guest; each cell"
-      % seeds_text(seeds))
-    w("is the mean ± standard deviation over the seeds (the second table:")
-    w("min–max).")
+    many = any(a["n_seeds"] > 1 for a in algs)
+    if many:
+        w("Every algorithm ran with %s, each run in its own guest; each"
+          % seeds_text(seeds))
+        w("cell is the mean ± standard deviation over the seeds (the second")
+        w("table: min–max).")
+    else:
+        w("Every algorithm ran with %s: one run each, no spread." %
+          seeds_text(seeds))
     w("")
     cols = [("avg_throughput_mbps", "%.2f"), (None, None),
             ("avg_queue_bytes", "%.0f"), ("p99_queue_bytes", "%.0f"),
@@ -192,7 +197,7 @@ def incast(doc):
     head = ("| algorithm | seeds | throughput (Mbit/s) | of link | avg queue (B)"
             " | p99 queue (B) | peak queue (B) | drain to < 1 BDP (µs) |"
             " combined_score |")
-    for f in (pm, mm):
+    for f in (pm, mm) if many else (pm,):
         w(head)
         w("|---|---|---|---|---|---|---|---|---|")
         for a in algs:
@@ -258,9 +263,14 @@ def fairness(doc):
     by = {(r["algorithm"], r["phase"]): r for r in rows}
     flows = [by[(algs[0], k)]["flows"] for k in phases]
     p = next(iter(all_params("fairness").values()), {})
-    w("Every algorithm ran with %s, each run in its own guest; each cell"
-      % seeds_text(seeds))
-    w("is the mean ± standard deviation over the seeds, then the min–max.")
+    if any(g["n_seeds"] > 1 for g in goals):
+        w("Every algorithm ran with %s, each run in its own guest; each"
+          % seeds_text(seeds))
+        w("cell is the mean ± standard deviation over the seeds, then the")
+        w("min–max.")
+    else:
+        w("Every algorithm ran with %s: one run each, no spread." %
+          seeds_text(seeds))
     w("")
     if p:
         w("%d flows start one phase (%d base RTTs, %d µs) apart and stop in the"
