@@ -5,10 +5,10 @@
 # fairness-analyze and fct-analyze on synthetic CSVs (figures worked out
 # by hand in the comments), their one-line errors; testbed/summarize_
 # incast.py and summarize_fairness.py on several seeds of those inputs
-# (the spread over the seeds, the fairness goals), and
-# testbed/plot_incast.py on a synthetic two-algorithm, two-seed results
-# directory. No root needed: bash, awk and python3 (json; matplotlib for
-# the plot).
+# (the spread over the seeds, the fairness goals) and report.py on their
+# summaries; testbed/plot_incast.py on a synthetic two-algorithm,
+# two-seed results directory. No root needed: bash, awk and python3 (json;
+# matplotlib for the plot).
 # Prints KTAP (scripts/tap.sh); exits 1 if any check fails.
 #
 # Environment: BIN (default: ../bin, the analyzers built with make),
@@ -655,7 +655,7 @@ for s in 1 2 3; do
 	R=$S/incast/cubic/seed-$s
 	mkdir -p "$R"
 	cp "$D1"/*.csv "$R/"
-	printf '{"algorithm": "cubic", "rate_mbit": 100, "pre_us": 100000, "end_us": %d, "bdp_bytes": 25000, "seed": %d}\n' \
+	printf '{"algorithm": "cubic", "rate_mbit": 100, "pre_us": 100000, "end_us": %d, "bdp_bytes": 25000, "seed": %d, "mtu": 1500, "rtt_us": 1000, "tau_us": 1000, "senders": 3}\n' \
 		$((s == 1 ? 200000 : s == 2 ? 120000 : 150000)) "$s" >"$R/params.json"
 	headroom "$R"
 done
@@ -730,6 +730,13 @@ check "summarize_fairness.py: the starvation goal, per algorithm" grep -F \
 check "summarize_fairness.py: summary.csv, one row per phase" sh -c "
 	head -n 1 '$S/fairness/summary.csv' | grep -q '^algorithm,phase,flows,n_seeds,jain_index_mean,jain_index_sd,jain_index_min,jain_index_max' &&
 	[ \$(wc -l < '$S/fairness/summary.csv') = 4 ] && echo 4 lines"
+check "report.py: RESULTS.md from the seeds' summaries" sh -c "
+	'$PY3' '$TB/report.py' '$S' '$S/docs' >/dev/null &&
+	grep -q '^| cubic | 3 | 100.00 ± 0.00 | 100.0% ± 0.0% | 34993 ± 23435 | .* | 26000 ± 0 +1 never |' '$S/docs/RESULTS.md' &&
+	grep -q '^| cubic | 3 | 100.00 | 100.0% | 14851–60714 |' '$S/docs/RESULTS.md' &&
+	grep -q '^| theta_powertcp | .* | 0.993 ± 0.000 (0.993) |' '$S/docs/RESULTS.md' &&
+	grep -q '^| theta_powertcp | 2 | yes | 0.993 (1, 1) | \*\*no\*\* | 80.0 RTTs (2, 1, 1) |' '$S/docs/RESULTS.md' &&
+	grep -c 'seeds (1, 2' '$S/docs/RESULTS.md'"
 check "summarize_fairness.py: no runs, one line" sh -c "mkdir -p '$S/none/x'
 	! '$PY3' '$TB/summarize_fairness.py' '$S/none' 2>'$S/none.err' &&
 	[ \$(wc -l < '$S/none.err') = 1 ] && cat '$S/none.err'"
