@@ -13,8 +13,10 @@
 #                        with a 20 s fuzz, kernel tests, the tools' namespace
 #                        test and the testbed pipelines booted under QEMU
 #   make incast          the 10:1 incast reproduction (results/incast/,
-#                        docs/RESULTS.md)
-#   make fairness        four flows arriving and leaving (results/fairness/)
+#                        docs/RESULTS.md), every algorithm with SEEDS seeds
+#                        (default 3: seeds 1..3; or a list, SEEDS=4,7)
+#   make fairness        four flows arriving and leaving (results/fairness/),
+#                        SEEDS as for incast
 #   make websearch       web-search FCT slowdowns (results/websearch/)
 #   make reproduce       all three, and docs/RESULTS.md
 #   make evolve          the evolution search of powertcp_evo (results/evolve/;
@@ -70,12 +72,14 @@ quick:
 check:
 	bash scripts/check.sh
 
+SEEDS ?= 3
+
 incast:
-	bash testbed/run.sh incast
+	bash testbed/run.sh incast --seeds $(SEEDS)
 	python3 testbed/report.py
 
 fairness:
-	bash testbed/run.sh fairness
+	bash testbed/run.sh fairness --seeds $(SEEDS)
 	python3 testbed/report.py
 
 websearch:
@@ -83,8 +87,8 @@ websearch:
 	python3 testbed/report.py
 
 reproduce:
-	bash testbed/run.sh incast
-	bash testbed/run.sh fairness
+	bash testbed/run.sh incast --seeds $(SEEDS)
+	bash testbed/run.sh fairness --seeds $(SEEDS)
 	bash testbed/run.sh websearch
 	python3 testbed/report.py
 

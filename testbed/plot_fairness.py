@@ -2,17 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """Figure-6 style plot of fairness experiments, one panel per algorithm.
 
-    plot_fairness.py --results DIR --out PNG [--smooth N] [--no-raw]
-                     [--title TEXT]
+    plot_fairness.py --results DIR --out PNG [--seed S] [--smooth N]
+                     [--no-raw] [--title TEXT]
 
-DIR holds one subdirectory per algorithm, named after it, written by
+DIR holds one subdirectory per algorithm, named after it, and in it one
+per seed, seed-S (testbed/run.sh fairness --seeds), written by
 testbed/fairness.sh (params.json, goodput.csv) and, for the Jain index of
-each phase, testbed/summarize_fairness.py (summary.json). Each panel: the
-goodput of every flow over time (Mb/s over each goodput interval, or a
-moving average over N of them with --smooth N), the phase boundaries as
-light vertical lines, the fair share of the active flows as a dotted
-staircase, and each phase's Jain index over its statistics window (shaded
-before it: the convergence allowance). Each flow is drawn twice: faint,
+each phase, testbed/summarize_fairness.py (summary.json). Each panel shows
+one seed, S (default: the lowest there is): the goodput of every flow over
+time (Mb/s over each goodput interval, or a moving average over N of them
+with --smooth N), the phase boundaries as light vertical lines, the fair
+share of the active flows as a dotted staircase, and each phase's Jain
+index over its statistics window (shaded before it: the convergence
+allowance); with more seeds, under it the lowest and highest Jain index of
+the phase over every seed. Each flow is drawn twice: faint,
 its goodput over each goodput interval (the oscillation; --no-raw omits
 it), and bold, a moving average over N intervals (default 8, --smooth 1
 for none). Panels share both axes; algorithms in the order of
@@ -21,10 +24,12 @@ testbed/algorithms.tsv, then others.
 import argparse
 import json
 import os
+import re
 import sys
 
 from plotlib import label, order_key, read_csv
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
+from matplotlib.transforms import offset_copy  # noqa: E402
 import numpy as np
 PROG = "plot_fairness.py"
 
@@ -34,14 +39,43 @@ def fail(msg):
     sys.exit(1)
 
 
-def load(results):
+def seeds_of(path):
+    """The seeds S of PATH/seed-S/ with goodput.csv and params.json."""
+    out = []
+    for s in os.listdir(path) if os.path.isdir(path) else []:
+        m = re.fullmatch(r"seed-([0-9]+)", s)
+        if m and all(os.path.isfile(os.path.join(path, s, f))
+                     for f in ("goodput.csv", "params.json")):
+            out.append(int(m.group(1)))
+    return sorted(out)
+
+
+def jains(path):
+    """Jain's index per phase of the run in @path (its summary.json), or
+    None."""
+    try:
+        with open(os.path.join(path, "summary.json")) as f:
+            return [q["jain_index"] for q in json.load(f)["phases"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def load(results, seed):
     dirs = [d for d in sorted(os.listdir(results))
-            if os.path.isfile(os.path.join(results, d, "goodput.csv")) and
-            os.path.isfile(os.path.join(results, d, "params.json"))]
+            if not d.startswith("_") and
+            seeds_of(os.path.join(results, d))]
     dirs.sort(key=order_key)
+    every = sorted({s for d in dirs for s in
+                    seeds_of(os.path.join(results, d))})
+    if seed is None and every:
+        seed = every[0]
     algs = []
     for d in dirs:
-        path = os.path.join(results, d)
+        have = seeds_of(os.path.join(results, d))
+        if seed not in have:
+            print(f"{PROG}: {d}: no seed-{seed}, left out", file=sys.stderr)
+            continue
+        path = os.path.join(results, d, f"seed-{seed}")
         with open(os.path.join(path, "params.json")) as f:
             p = json.load(f)
         try:
@@ -54,8 +88,10 @@ def load(results):
                 s = json.load(f)
             if "phases" not in s:
                 s = None
-        algs.append(dict(name=d, p=p, g=g, s=s))
-    return algs
+        every_j = [j for j in (jains(os.path.join(results, d, f"seed-{x}"))
+                               for x in have) if j]
+        algs.append(dict(name=d, p=p, g=g, s=s, every_j=every_j))
+    return algs, seed, every
 
 
 def flow_rates(g, fid, k):
@@ -75,6 +111,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--seed", type=int)
     ap.add_argument("--smooth", type=int, default=8)
     ap.add_argument("--no-raw", action="store_true")
     ap.add_argument("--title")
@@ -84,10 +121,13 @@ def main():
         fail(f"{args.results}: not a directory")
     if args.smooth < 1:
         fail("--smooth: at least 1")
-    algs = load(args.results)
+    algs, seed, every = load(args.results, args.seed)
     if not algs:
         fail(f"{args.results}: no algorithm subdirectories with "
-             "params.json and goodput.csv")
+             f"seed-{'S' if seed is None else seed}/params.json and "
+             "goodput.csv")
+    which = f"seed {seed}" + ("" if len(every) < 2 else
+                              f" (of seeds {', '.join(map(str, every))})")
 
     n = len(algs)
     colors = plt.get_cmap("tab10").colors
@@ -120,14 +160,21 @@ def main():
         ax.plot(xs, ys, color="k", ls=":", lw=1.2,
                 label="fair share" if ax is axes[0, 0] else None)
         title = label(a["name"])
+        many = len(a["every_j"]) > 1
         if s:
             for k, q in enumerate(s["phases"]):
-                ax.text((k + 0.5) * ph / 1e3, 1.0, f"J={q['jain_index']:.3f}",
+                js = [j[k] for j in a["every_j"] if len(j) > k]
+                rng = (f"\n[{min(js):.3f}, {max(js):.3f}]"
+                       if many and js else "")
+                ax.text((k + 0.5) * ph / 1e3, 1.0,
+                        f"J={q['jain_index']:.3f}{rng}",
                         transform=ax.get_xaxis_transform(), ha="center",
-                        va="bottom", fontsize=8)
+                        va="bottom", fontsize=8, linespacing=1.1)
             title += ("   (Jain index per phase above; mean "
-                      f"{np.mean([q['jain_index'] for q in s['phases']]):.3f})")
-        ax.set_title(title, loc="left", fontsize=10, pad=12)
+                      f"{np.mean([q['jain_index'] for q in s['phases']]):.3f}"
+                      + (f"; [range over {len(a['every_j'])} seeds]"
+                         if many else "") + ")")
+        ax.set_title(title, loc="left", fontsize=10, pad=24 if many else 12)
         ax.set_ylabel("goodput (Mb/s)")
         ax.grid(alpha=0.25)
     p0 = algs[0]["p"]
@@ -140,10 +187,15 @@ def main():
         f"faint: goodput per {p0['interval_us'] / 1e3:g} ms; bold: mean of "
         f"{args.smooth}; grey: convergence allowance, not in the Jain index",
         fontsize=9)
-    axes[0, 0].legend(loc="upper right", fontsize=8, ncol=p0["flows"] + 1,
-                      bbox_to_anchor=(1.0, 1.32), frameon=False)
-    if args.title:
-        fig.suptitle(args.title)
+    # On the first panel's title line, right-aligned (the title is left).
+    axes[0, 0].legend(loc="lower right", fontsize=8, ncol=p0["flows"] + 1,
+                      bbox_to_anchor=(1.0, 1.0), borderaxespad=0,
+                      bbox_transform=offset_copy(
+                          axes[0, 0].transAxes, fig=fig, units="points",
+                          y=24 if len(algs[0]["every_j"]) > 1 else 12),
+                      frameon=False)
+    fig.suptitle((args.title + ": " if args.title else "") +
+                 f"per-flow goodput, {which}", fontsize=10)
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
     plt.close(fig)

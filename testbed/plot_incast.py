@@ -2,20 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0
 """Figure-2 style plot of incast experiments, one column per algorithm.
 
-    plot_incast.py --results DIR --out PNG [--t0-us T0] [--window-us W]
-                   [--title TEXT] [--smooth N]
+    plot_incast.py --results DIR --out PNG [--seed S] [--t0-us T0]
+                   [--window-us W] [--title TEXT] [--smooth N]
 
-DIR holds one subdirectory per algorithm, named after it, with qdisc.csv
+DIR holds one subdirectory per algorithm, named after it, and in it one
+per seed, seed-S (testbed/run.sh incast --seeds), with qdisc.csv
 (bottleneck qdisc samples), goodput.csv, flows.csv and summary.json (the
-output of incast-analyze). Top row: bottleneck queue (KB, log scale); bottom row:
-dequeue rate (Mb/s, from sent_bytes over N samples, default 5); time in ms
-relative to the incast start T0 (--t0-us, else summary.json's
-window_start_us), over [-W/4, 3W/4]. Also writes <stem>_cdf.png: the CDF
-of the queue length after the incast, all algorithms on one axes.
+output of incast-analyze). The time series are of one seed: S (default:
+the lowest there is), said in the figure. Top row: bottleneck queue (KB,
+log scale); bottom row: dequeue rate (Mb/s, from sent_bytes over N
+samples, default 5); time in ms relative to the incast start T0 (--t0-us,
+else summary.json's window_start_us), over [-W/4, 3W/4]. Also writes
+<stem>_cdf.png: the CDF of the queue length after the incast, all
+algorithms on one axes, seed S bold and every other seed thin.
 """
 import argparse
 import json
 import os
+import re
 import sys
 
 from plotlib import label, order_key, read_csv, style
@@ -29,31 +33,61 @@ def fail(msg):
     sys.exit(1)
 
 
-def load(results, t0_arg):
-    """One dict per algorithm subdirectory with a qdisc.csv, in the
-    registry's order (testbed/algorithms.tsv)."""
+def seeds_of(path):
+    """The seeds S of PATH/seed-S/qdisc.csv, sorted."""
+    out = []
+    for s in os.listdir(path) if os.path.isdir(path) else []:
+        m = re.fullmatch(r"seed-([0-9]+)", s)
+        if m and os.path.isfile(os.path.join(path, s, "qdisc.csv")):
+            out.append(int(m.group(1)))
+    return sorted(out)
+
+
+def load_run(path, d, t0_arg):
+    """One run: its queue samples, summary.json, T0 and end."""
+    try:
+        q = read_csv(os.path.join(path, "qdisc.csv"))
+    except (OSError, ValueError) as e:
+        fail(f"{path}/qdisc.csv: {e}")
+    if len(q["time_us"]) < 2:
+        fail(f"{path}/qdisc.csv: fewer than 2 samples")
+    summ = {}
+    if os.path.isfile(os.path.join(path, "summary.json")):
+        with open(os.path.join(path, "summary.json")) as f:
+            summ = json.load(f)
+    t0 = t0_arg if t0_arg is not None else summ.get("window_start_us")
+    if t0 is None:
+        fail(f"{d}: no --t0-us and no window_start_us in summary.json")
+    end = summ.get("window_end_us", q["time_us"][-1])
+    return dict(q=q, s=summ, t0=float(t0), end=end)
+
+
+def load(results, t0_arg, seed):
+    """One dict per algorithm subdirectory with seed-S/qdisc.csv, in the
+    registry's order (testbed/algorithms.tsv): seed @seed (default: the
+    lowest of any algorithm) and, in "others", every other seed. Returns
+    (algorithms, the seed, every seed)."""
     dirs = [d for d in sorted(os.listdir(results))
-            if os.path.isfile(os.path.join(results, d, "qdisc.csv"))]
+            if not d.startswith("_") and
+            seeds_of(os.path.join(results, d))]
     dirs.sort(key=order_key)
+    every = sorted({s for d in dirs for s in
+                    seeds_of(os.path.join(results, d))})
+    if seed is None and every:
+        seed = every[0]
     algs = []
     for d in dirs:
         path = os.path.join(results, d)
-        try:
-            q = read_csv(os.path.join(path, "qdisc.csv"))
-        except (OSError, ValueError) as e:
-            fail(f"{path}/qdisc.csv: {e}")
-        if len(q["time_us"]) < 2:
-            fail(f"{path}/qdisc.csv: fewer than 2 samples")
-        summ = {}
-        if os.path.isfile(os.path.join(path, "summary.json")):
-            with open(os.path.join(path, "summary.json")) as f:
-                summ = json.load(f)
-        t0 = t0_arg if t0_arg is not None else summ.get("window_start_us")
-        if t0 is None:
-            fail(f"{d}: no --t0-us and no window_start_us in summary.json")
-        end = summ.get("window_end_us", q["time_us"][-1])
-        algs.append(dict(name=d, q=q, s=summ, t0=float(t0), end=end))
-    return algs
+        have = seeds_of(path)
+        if seed not in have:
+            print(f"{PROG}: {d}: no seed-{seed}, left out", file=sys.stderr)
+            continue
+        a = load_run(os.path.join(path, f"seed-{seed}"), d, t0_arg)
+        a["name"] = d
+        a["others"] = [load_run(os.path.join(path, f"seed-{s}"), d, t0_arg)
+                       for s in have if s != seed]
+        algs.append(a)
+    return algs, seed, every
 
 
 def rate_mbps(t, sent, k):
@@ -69,6 +103,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--seed", type=int)
     ap.add_argument("--t0-us", type=float)
     ap.add_argument("--window-us", type=float)
     ap.add_argument("--title")
@@ -77,9 +112,12 @@ def main():
 
     if not os.path.isdir(args.results):
         fail(f"{args.results}: not a directory")
-    algs = load(args.results, args.t0_us)
+    algs, seed, every = load(args.results, args.t0_us, args.seed)
     if not algs:
-        fail(f"{args.results}: no algorithm subdirectories with qdisc.csv")
+        fail(f"{args.results}: no algorithm subdirectories with "
+             f"seed-{'S' if seed is None else seed}/qdisc.csv")
+    which = f"seed {seed}" + ("" if len(every) < 2 else
+                              f" (of seeds {', '.join(map(str, every))})")
 
     # W: twice the analysed post-incast time, capped to the data.
     w = args.window_us
@@ -124,8 +162,9 @@ def main():
     ax[0][0].set_ylim(bottom=0)
     ax[1][0].set_ylim(bottom=0)
     ax[0][0].set_xlim(lo / 1e3, hi / 1e3)
-    if args.title:
-        fig.suptitle(args.title)
+    fig.suptitle((args.title + ": " if args.title else "") + which +
+                 ("; the tables give mean ± sd over the seeds"
+                  if len(every) > 1 else ""), fontsize=10)
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
     plt.close(fig)
@@ -133,12 +172,16 @@ def main():
     # CDF of the queue from the incast to the end of the analysed window.
     fig, cax = plt.subplots(figsize=(5.5, 3.8))
     for i, a in enumerate(algs):
-        q = a["q"]
-        sel = (q["time_us"] >= a["t0"]) & (q["time_us"] <= a["end"])
-        v = np.sort(q["backlog_bytes"][sel]) / 1e3
-        if len(v):
-            cax.step(v, np.arange(1, len(v) + 1) / len(v), where="post",
-                     color=colors[i], label=label(a["name"]))
+        for r in [a] + a["others"]:
+            q = r["q"]
+            sel = (q["time_us"] >= r["t0"]) & (q["time_us"] <= r["end"])
+            v = np.sort(q["backlog_bytes"][sel]) / 1e3
+            if len(v):
+                cax.step(v, np.arange(1, len(v) + 1) / len(v),
+                         where="post", color=colors[i],
+                         lw=1.5 if r is a else 0.7,
+                         alpha=1 if r is a else 0.5,
+                         label=label(a["name"]) if r is a else None)
     cax.set_xscale("symlog", linthresh=1)
     cax.set_xlabel("queue length after incast (KB, log)")
     cax.set_ylabel("CDF")
@@ -147,7 +190,9 @@ def main():
     cax.grid(alpha=0.3)
     cax.legend(fontsize=9)
     cax.set_title((args.title + ": " if args.title else "") +
-                  "bottleneck queue after the incast", fontsize=10)
+                  "bottleneck queue after the incast\n" + which +
+                  (" bold, the others thin" if len(every) > 1 else ""),
+                  fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.splitext(args.out)[0] + "_cdf.png", dpi=120)
     plt.close(fig)

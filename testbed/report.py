@@ -7,7 +7,10 @@
 For each experiment with a summary under RESULTS_ROOT (incast, fairness,
 websearch), copies its plots into DOCS_DIR/img/ and writes its tables, how
 the run was made (RESULTS_ROOT/EXP/run.json of testbed/run.sh), the exact
-parameters and what ran for each algorithm (the runs' params.json).
+parameters and what ran for each algorithm (the runs' params.json). The
+incast and fairness figures are over the seeds of the run (testbed/run.sh
+--seeds): mean ± standard deviation and min–max, the number of seeds
+stated; the fairness goals are checked for every seed.
 
 Every figure in the document comes from the results it is written from;
 what does not change from run to run (why the testbed is built as it is,
@@ -17,11 +20,12 @@ what they do not record is said to be unrecorded.
 """
 import json
 import os
+import re
 import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tblib import order_key  # noqa: E402
+from tblib import order_key, pm  # noqa: E402
 
 root = sys.argv[1] if len(sys.argv) > 1 else "results"
 docs = sys.argv[2] if len(sys.argv) > 2 else "docs"
@@ -30,6 +34,8 @@ DESIGN = "DESIGN.md"
 # common block.
 PER_ALG = ("algorithm", "algorithm_spec", "module", "ecn_k_bytes", "qdisc",
            "kernel")
+# Experiments run once per seed (ALG/seed-S/); the seed is then per run.
+SEEDED = ("incast", "fairness")
 
 
 def load(exp):
@@ -46,13 +52,20 @@ def load(exp):
 
 
 def all_params(exp):
-    """{algorithm: params.json of its first run}, _nosample left out."""
+    """{algorithm: params.json of its first run (lowest seed)}, _nosample
+    left out; in the seeded experiments, only ALG/seed-S/ runs."""
     out = {}
     for dirpath, _, files in sorted(os.walk(os.path.join(root, exp))):
-        if "params.json" in files and "_nosample" not in dirpath:
-            with open(os.path.join(dirpath, "params.json")) as f:
-                p = json.load(f)
-            out.setdefault(p.get("algorithm", dirpath), p)
+        if "params.json" not in files or "_nosample" in dirpath:
+            continue
+        if exp in SEEDED and not re.fullmatch(r"seed-[0-9]+",
+                                              os.path.basename(dirpath)):
+            continue
+        with open(os.path.join(dirpath, "params.json")) as f:
+            p = json.load(f)
+        a = p.get("algorithm", dirpath)
+        if a not in out or p.get("seed", 0) < out[a].get("seed", 0):
+            out[a] = p
     return dict(sorted(out.items(), key=lambda kv: order_key(kv[0])))
 
 
@@ -86,9 +99,14 @@ def params_block(exp):
     if not ps:
         return
     first = next(iter(ps.values()))
-    common = {k: v for k, v in first.items() if k not in PER_ALG}
-    w("Parameters common to the algorithms (of the first run; per-run")
-    w("fields such as a load's flows differ between runs):")
+    per_run = PER_ALG + (("seed",) if exp in SEEDED else ())
+    common = {k: v for k, v in first.items() if k not in per_run}
+    if exp in SEEDED:
+        w("Parameters common to the algorithms and seeds (of the first run;")
+        w("the seed is the run's, and with it its flows' start offsets):")
+    else:
+        w("Parameters common to the algorithms (of the first run; per-run")
+        w("fields such as a load's flows differ between runs):")
     w("")
     w("```")
     w(json.dumps(common, indent=1, sort_keys=True))
@@ -121,43 +139,99 @@ def params_block(exp):
     w("")
 
 
-def incast(rows):
-    p = rows[0]["params"]
+def seeds_text(seeds):
+    return "%d seed%s (%s)" % (len(seeds), "" if len(seeds) == 1 else "s",
+                               ", ".join(str(x) for x in seeds))
+
+
+def mm(a, fmt):
+    """min–max of a spread ('-' if it does not apply)."""
+    if a is None:
+        return "-"
+    if not a["n"]:
+        return "never"
+    lo, hi = fmt % a["min"], fmt % a["max"]
+    t = lo if lo == hi else lo + "–" + hi
+    if a.get("never"):
+        t += ", %d never" % a["never"]
+    return t
+
+
+def old_layout(exp):
+    w("`%s/%s/summary.json` is of the layout before seeds (one run per" %
+      (root, exp))
+    w("algorithm): rerun `make %s` to report it." % exp)
+    w("")
+
+
+def incast(doc):
     w("## 10:1 incast")
     w("")
     how_made("incast")
-    w("| algorithm | throughput (Mbit/s) | of link | avg queue (B) | p99 queue (B)"
-      " | peak queue (B) | drain to < 1 BDP (µs) | combined_score |")
-    w("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        w("| %s | %.2f | %.1f%% | %.0f | %d | %d | %s | %.1f |" % (
-            r["algorithm"], r["avg_throughput_mbps"],
-            100 * r["avg_throughput_mbps"] / r["link_rate_mbps"],
-            r["avg_queue_bytes"], r["p99_queue_bytes"], r["peak_queue_bytes"],
-            "never" if r["drain_time_us"] < 0 else r["drain_time_us"],
-            r["combined_score"]))
+    if not isinstance(doc, dict):
+        old_layout("incast")
+        return
+    algs, seeds = doc["algorithms"], doc["seeds"]
+    p = doc["runs"][0]["params"]
+    many = any(a["n_seeds"] > 1 for a in algs)
+    if many:
+        w("Every algorithm ran with %s, each run in its own guest; each"
+          % seeds_text(seeds))
+        w("cell is the mean ± standard deviation over the seeds (the second")
+        w("table: min–max).")
+    else:
+        w("Every algorithm ran with %s: one run each, no spread." %
+          seeds_text(seeds))
     w("")
+    cols = [("avg_throughput_mbps", "%.2f"), (None, None),
+            ("avg_queue_bytes", "%.0f"), ("p99_queue_bytes", "%.0f"),
+            ("peak_queue_bytes", "%.0f"), ("drain_time_us", "%.0f"),
+            ("combined_score", "%.1f")]
+
+    def of_link(a, f):
+        t = a["avg_throughput_mbps"]
+        return f(dict(t, **{k: None if t[k] is None else
+                            100 * t[k] / a["link_rate_mbps"]["mean"]
+                            for k in ("mean", "sd", "min", "max")}),
+                 "%.1f%%")
+    head = ("| algorithm | seeds | throughput (Mbit/s) | of link | avg queue (B)"
+            " | p99 queue (B) | peak queue (B) | drain to < 1 BDP (µs) |"
+            " combined_score |")
+    for f in (pm, mm) if many else (pm,):
+        w(head)
+        w("|---|---|---|---|---|---|---|---|---|")
+        for a in algs:
+            w("| %s | %d | " % (a["algorithm"], a["n_seeds"]) + " | ".join(
+                of_link(a, f) if k is None else f(a.get(k), fmt)
+                for k, fmt in cols) + " |")
+        w("")
     w("Measured at the switch's egress port towards the receiver, from the")
     w("incast start (%d µs) to the end of the run (%d µs). `combined_score` is"
       % (p["pre_us"], p["end_us"]))
     w("`exp(thr - 20) - avg_queue / 100` with the throughput normalized to a")
-    w("25 Gb/s link (25 x measured / R, in Gb/s).")
+    w("25 Gb/s link (25 x measured / R, in Gb/s). A drain time \"never\": the")
+    w("queue did not go below one BDP in that many seeds (the others'")
+    w("spread is given).")
     w("")
     w("![queue and throughput around the incast](img/incast.png)")
     w("")
     w("![CDF of the queue after the incast](img/incast_cdf.png)")
     w("")
+    w("The plots show seed %d (the CDF: every seed, seed %d bold)."
+      % (seeds[0], seeds[0]))
+    w("")
     w("CPU headroom (all flows, no rate limit; must be at least 2x the link,")
-    w("%d Mbit/s): " % (2 * p["rate_mbit"]) +
-      ", ".join("%s %d Mbit/s" % (r["algorithm"], r["headroom_mbps"])
-                for r in rows) + ".")
+    w("%d Mbit/s), the lowest over the seeds: " % (2 * p["rate_mbit"]) +
+      ", ".join("%s %d Mbit/s" % (a["algorithm"], a["headroom_mbps"]["min"])
+                for a in algs) + ".")
     w("")
     samp = os.path.join(root, "incast", "sampling.json")
     if os.path.exists(samp):
         with open(samp) as f:
             sm = json.load(f)
-        w("Sampling the queue: the same theta_powertcp run without the sampler")
-        w("delivered %d bytes, with it %d (%+.2f%%)."
+        w("Sampling the queue: the same theta_powertcp run%s without the"
+          % (" (seed %d)" % sm["seed"] if "seed" in sm else ""))
+        w("sampler delivered %d bytes, with it %d (%+.2f%%)."
           % (sm["without_sampling_bytes"], sm["with_sampling_bytes"],
              sm["difference_pct"]))
         w("")
@@ -176,18 +250,28 @@ def incast(rows):
     params_block("incast")
 
 
-def fairness(rows):
-    algs = []
-    for r in rows:
-        if r["algorithm"] not in algs:
-            algs.append(r["algorithm"])
+def fairness(doc):
+    w("## Fairness")
+    w("")
+    how_made("fairness")
+    if not isinstance(doc, dict):
+        old_layout("fairness")
+        return
+    seeds, rows, goals = doc["seeds"], doc["phases"], doc["algorithms"]
+    algs = [g["algorithm"] for g in goals]
     phases = sorted({r["phase"] for r in rows})
     by = {(r["algorithm"], r["phase"]): r for r in rows}
     flows = [by[(algs[0], k)]["flows"] for k in phases]
     p = next(iter(all_params("fairness").values()), {})
-    w("## Fairness")
+    if any(g["n_seeds"] > 1 for g in goals):
+        w("Every algorithm ran with %s, each run in its own guest; each"
+          % seeds_text(seeds))
+        w("cell is the mean ± standard deviation over the seeds, then the")
+        w("min–max.")
+    else:
+        w("Every algorithm ran with %s: one run each, no spread." %
+          seeds_text(seeds))
     w("")
-    how_made("fairness")
     if p:
         w("%d flows start one phase (%d base RTTs, %d µs) apart and stop in the"
           % (p["flows"], p["phase_rtts"], p["phase_us"]))
@@ -200,29 +284,70 @@ def fairness(rows):
           % ", ".join(str(n) for n in flows))
         w("after the convergence allowance:")
     w("")
-    w("| algorithm | " + " | ".join("phase %d (%d)" % (k, n)
-                                      for k, n in zip(phases, flows)) + " |")
-    w("|---|" + "---|" * len(phases))
-    for a in algs:
-        w("| %s | " % a + " | ".join("%.3f" % by[(a, k)]["jain_index"]
-                                   for k in phases) + " |")
+
+    def table(cell):
+        w("| algorithm | " + " | ".join("phase %d (%d)" % (k, n)
+                                          for k, n in zip(phases, flows)) +
+          " |")
+        w("|---|" + "---|" * len(phases))
+        for a in algs:
+            w("| %s | " % a + " | ".join(cell(by[(a, k)]) for k in phases) +
+              " |")
+        w("")
+
+    def both(x, fmt):
+        if x is None or not x["n"] or x["sd"] is None:
+            return pm(x, fmt)
+        return "%s (%s)" % (pm(x, fmt), mm(x, fmt))
+
+    def ms(x):
+        if x is None:
+            return None
+        return dict(x, **{k: None if x[k] is None else x[k] / 1000
+                          for k in ("mean", "sd", "min", "max")})
+    table(lambda r: both(r["jain_index"], "%.3f"))
+    w("Time for the newcomer to come within %g%% of its fair share (ms; -"
+      % (100 * doc["tolerance"]))
+    w("where no flow starts; \"never\": not within the phase in that many")
+    w("seeds):")
     w("")
-    w("Time for the newcomer to come within 10% of its fair share (ms), and")
-    w("the mean standard deviation of a flow's rate within the phase (Mbit/s):")
+    table(lambda r: both(ms(r["convergence_time_us"]), "%.1f"))
+    w("The mean standard deviation of a flow's rate within the phase")
+    w("(Mbit/s):")
     w("")
-    w("| algorithm | " + " | ".join("phase %d" % k for k in phases) + " |")
-    w("|---|" + "---|" * len(phases))
-    for a in algs:
-        cells = []
-        for k in phases:
-            r = by[(a, k)]
-            c = r.get("convergence_time_us")
-            conv = ("-" if c is None else "never" if c < 0
-                    else "%.0f" % (c / 1000))
-            cells.append("%s / %.1f" % (conv, r["rate_stddev_mbps"]))
-        w("| %s | " % a + " | ".join(cells) + " |")
+    table(lambda r: both(r["rate_stddev_mbps"], "%.1f"))
+    w("The longest time a flow's rate (averaged over %d goodput intervals)"
+      % doc["smooth_intervals"])
+    w("stayed below %.1f of its fair share after the allowance, in base RTTs:"
+      % doc["starve_fraction"])
+    w("")
+    table(lambda r: both(r["starved_rtts"], "%.1f"))
+    jg = goals[0]["jain_goal"]["threshold"]
+    sg = goals[0]["starvation_goal"]["limit_rtts"]
+    w("The goals, over every seed: Jain's index at least %g in every" % jg)
+    w("multi-flow phase; no flow below %.1f of its fair share for more than"
+      % doc["starve_fraction"])
+    w("%g base RTTs after the convergence allowance." % sg)
+    w("")
+    w("| algorithm | seeds | Jain >= %g | lowest Jain (seed, phase) |"
+      " ≤ %g RTTs starved | longest (seed, phase, flow) |" % (jg, sg))
+    w("|---|---|---|---|---|---|")
+    for g in goals:
+        j, st = g["jain_goal"], g["starvation_goal"]
+        w("| %s | %d | %s | %s | %s | %s |" % (
+            g["algorithm"], g["n_seeds"], "yes" if j["holds"] else "**no**",
+            "-" if j["min"] is None else
+            "%.3f (%d, %d)" % (j["min"], j["seed"], j["phase"]),
+            "yes" if st["holds"] else "**no**",
+            "%.1f RTTs" % st["max_rtts"] + (
+                "" if st["flow"] is None else
+                " (%d, %d, %d)" % (st["seed"], st["phase"], st["flow"]))))
     w("")
     w("![per-flow throughput over time](img/fairness.png)")
+    w("")
+    w("The plot shows seed %d; over each phase its Jain index and, in"
+      % seeds[0])
+    w("brackets, the range of the phase's index over the seeds.")
     w("")
     if p.get("paper_phase_rtts"):
         w("The paper's phases are %d base RTTs; these are %d, %.1fx shorter"
@@ -290,9 +415,9 @@ def main():
     done = 0
     for exp, fn in (("incast", incast), ("fairness", fairness),
                     ("websearch", websearch)):
-        rows = load(exp)
-        if rows:
-            fn(rows)
+        doc = load(exp)
+        if doc:
+            fn(doc)
             done += 1
     if not done:
         sys.exit("report: no results under %s (run make incast first)" % root)

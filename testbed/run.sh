@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run an experiment for several congestion controls, each on a fresh
-# topology in its own QEMU guest under -icount (repeatable virtual time),
-# then analyze, tabulate and plot. `make incast` / `make fairness` /
+# Run an experiment for several congestion controls and seeds, each
+# (algorithm, seed) on a fresh topology in its own QEMU guest under -icount
+# (repeatable virtual time), then analyze, tabulate and plot. `make incast` / `make fairness` /
 # `make websearch` run this. See usage() below (testbed/run.sh --help).
 set -euo pipefail
 
@@ -23,6 +23,13 @@ usage: testbed/run.sh incast|fairness|websearch [options]
                       experiment; for incast:
                       $(tb_reg_names incast | paste -sd, -))
   --kernel 6.1|6.12   the guest's kernel (default 6.1)
+  --seeds N|S,S,..    incast and fairness: run every algorithm once per
+                      seed, seeds 1..N or those listed (one seed S alone:
+                      S,), each in its own guest (default 1; make incast
+                      and make fairness: SEEDS=3). The seed sets the
+                      payload and each flow's start jitter (--start-jitter-us
+                      of the experiment). The web search takes its seed as
+                      -- --seed S
   --jobs N            guests at a time (default 2)
   --out DIR           results (default results/EXPERIMENT in the repository;
                       a relative DIR is relative to the current directory)
@@ -44,12 +51,16 @@ Parameters are given to insmod/modprobe, or written to
 /sys/module/MODULE/parameters if the module is loaded already; a refused
 value stops the run. Modules that have base_rtt_us and line_rate_mbps get
 the experiment's tau and rate unless the spec sets them. Results of NAME
-go to OUT/NAME: each run's params.json records the module, its build id and
-every parameter in force. Directories outside the repository that the
-guests need (--out, a module's) are shared with them read-write.
+with seed S go to OUT/NAME/seed-S (incast, fairness; the seed-* directories
+of NAME from earlier runs are removed first) or OUT/NAME (web search): each
+run's params.json records the seed, the module, its build id and every
+parameter in force. Directories outside the repository that the guests
+need (--out, a module's) are shared with them read-write.
 
-Results: OUT/summary.json, OUT/summary.csv, OUT/EXPERIMENT*.png, OUT/run.json
-(this command, kernel, commit) and one directory of raw data per algorithm.
+Results: OUT/summary.json (every run, and per algorithm the mean, standard
+deviation, min and max over the seeds), OUT/summary.csv (the latter),
+OUT/EXPERIMENT*.png, OUT/run.json (this command, seeds, kernel, commit) and
+the raw data of each run.
 USAGE
 }
 
@@ -66,13 +77,14 @@ incast|fairness|websearch) ;;
 *) bad "usage: testbed/run.sh incast|fairness|websearch [options] (see --help)" ;;
 esac
 ALGS=$(tb_reg_names "$EXP" | paste -sd, -)
-KERNEL=6.1 JOBS=2 OUT='' NATIVE=0 DRY=0
+KERNEL=6.1 JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG=''
 ARGS=("$EXP" "$@")
 while [ $# -gt 0 ]; do
 	case $1 in
 	--algorithms) [ -n "${2:-}" ] || bad "--algorithms needs a value"; ALGS=$2; shift ;;
 	--kernel) [[ ${2:-} =~ ^(6\.1|6\.12)$ ]] || bad "--kernel: 6.1 or 6.12"
 		KERNEL=$2; shift ;;
+	--seeds) [ -n "${2:-}" ] || bad "--seeds needs a value"; SEEDS_ARG=$2; shift ;;
 	--jobs) [[ ${2:-} =~ ^[1-8]$ ]] || bad "--jobs: 1 to 8"; JOBS=$2; shift ;;
 	--out) [ -n "${2:-}" ] || bad "--out needs a value"; OUT=$2; shift ;;
 	--native) NATIVE=1 ;;
@@ -84,6 +96,38 @@ while [ $# -gt 0 ]; do
 	shift
 done
 EXTRA=("$@")
+
+# The seeds: N is 1..N, a list is those (each a positive integer, once).
+SEEDS=()
+if [ "$EXP" = websearch ]; then
+	[ -z "$SEEDS_ARG" ] || bad "--seeds: the web search takes its seed" \
+		"as -- --seed S"
+else
+	for a in "${EXTRA[@]}"; do
+		[ "$a" != --seed ] || bad "$EXP: give seeds as --seeds, not -- --seed"
+	done
+	SEEDS_ARG=${SEEDS_ARG:-1}
+	if [[ $SEEDS_ARG =~ ^[0-9]+$ ]]; then
+		if [ ${#SEEDS_ARG} -gt 9 ] || [ "$((10#$SEEDS_ARG))" -lt 1 ] ||
+		   [ "$((10#$SEEDS_ARG))" -gt 100 ]; then
+			bad "--seeds: N from 1 to 100, or a list S,S,.."
+		fi
+		mapfile -t SEEDS < <(seq 1 "$((10#$SEEDS_ARG))")
+	else
+		[[ $SEEDS_ARG =~ ^[0-9]+(,[0-9]+)*,?$ ]] ||
+			bad "--seeds: '$SEEDS_ARG' is not N or a list S,S,.. of" \
+				"positive integers"
+		IFS=, read -r -a list <<< "$SEEDS_ARG"
+		for a in "${list[@]}"; do
+			[[ $a =~ ^0*[1-9][0-9]{0,8}$ ]] ||
+				bad "--seeds: '$a' is not a positive integer"
+			a=$((10#$a))
+			[[ " ${SEEDS[*]} " != *" $a "* ]] ||
+				bad "--seeds: seed $a given twice"
+			SEEDS+=("$a")
+		done
+	fi
+fi
 [ "$(id -u)" = 0 ] || [ "$DRY" = 1 ] || bad "must run as root (packages, namespaces, QEMU)"
 
 # Host paths the guests need: under the repository they are there already
@@ -161,15 +205,30 @@ else
 fi
 
 cd "$ROOT"
-command_of() { # spec out -> CMD
+# The runs: every algorithm with every seed (the web search: once, its
+# seed in EXTRA). RUN_NAME, RUN_SPEC, RUN_OUT, RUN_SEED are parallel.
+RUN_NAME=() RUN_SPEC=() RUN_OUT=() RUN_SEED=()
+for i in "${!names[@]}"; do
+	if [ ${#SEEDS[@]} = 0 ]; then
+		RUN_NAME+=("${names[$i]}") RUN_SPEC+=("${SPECS[$i]}")
+		RUN_OUT+=("$OUT/${names[$i]}") RUN_SEED+=('')
+		continue
+	fi
+	for s in "${SEEDS[@]}"; do
+		RUN_NAME+=("${names[$i]}") RUN_SPEC+=("${SPECS[$i]}")
+		RUN_OUT+=("$OUT/${names[$i]}/seed-$s") RUN_SEED+=("$s")
+	done
+done
+
+command_of() { # spec out seed -> CMD
 	CMD=(bash "testbed/$EXP.sh" --cc "$1" --out "$2"
-	     --kmod-dir "build/kmod-$REL/kmod" "${EXTRA[@]}")
+	     --kmod-dir "build/kmod-$REL/kmod" ${3:+--seed "$3"} "${EXTRA[@]}")
 	[ "$NATIVE" = 1 ] ||
 		CMD=(scripts/vm-run.sh --kernel "$KERNEL" --icount "${SHARES[@]}" -- "${CMD[@]}")
 }
-run_one() { # name spec out
-	command_of "$2" "$3"
-	"${CMD[@]}" 2>&1 | sed -u "s/^/[$1] /"
+run_one() { # label spec out seed
+	command_of "$2" "$3" "$4"
+	"${CMD[@]}" 2>&1 | sed -u "s|^|[$1] |"
 	return "${PIPESTATUS[0]}"
 }
 
@@ -183,8 +242,8 @@ if [ "$EXP" = incast ]; then
 fi
 
 if [ "$DRY" = 1 ]; then
-	for i in "${!names[@]}"; do
-		command_of "${SPECS[$i]}" "$OUT/${names[$i]}"
+	for i in "${!RUN_NAME[@]}"; do
+		command_of "${RUN_SPEC[$i]}" "${RUN_OUT[$i]}" "${RUN_SEED[$i]}"
 		printf '%q ' "${CMD[@]}"
 		echo
 	done
@@ -193,27 +252,41 @@ fi
 
 python3 - "$OUT/run.json" "$REL" "$NATIVE" "$(git rev-parse HEAD 2>/dev/null || true)" \
 	"$(git diff --quiet HEAD 2>/dev/null && echo 0 || echo 1)" \
-	"${ARGS[@]}" <<'PY'
+	"${SEEDS[*]}" "${ARGS[@]}" <<'PY'
 import json, sys, time
-out, rel, native, commit, dirty, *args = sys.argv[1:]
-json.dump({"command": ["testbed/run.sh"] + args, "kernel": rel,
-           "native": native == "1", "icount": native != "1",
-           "commit": commit or None, "modified": dirty == "1",
-           "date": time.strftime("%Y-%m-%d")}, open(out, "w"), indent=1)
+out, rel, native, commit, dirty, seeds, *args = sys.argv[1:]
+r = {"command": ["testbed/run.sh"] + args, "kernel": rel,
+     "native": native == "1", "icount": native != "1",
+     "commit": commit or None, "modified": dirty == "1",
+     "date": time.strftime("%Y-%m-%d")}
+if seeds:
+    r["seeds"] = [int(s) for s in seeds.split()]
+json.dump(r, open(out, "w"), indent=1)
 PY
 
-echo "== running ${#names[@]} algorithms, $JOBS at a time (progress below)"
+# Earlier seeds of these algorithms would be summarized with these.
+if [ ${#SEEDS[@]} -gt 0 ]; then
+	for n in "${names[@]}"; do
+		rm -rf "${OUT:?}/$n"/seed-*
+	done
+	rm -rf "$OUT/_nosample"
+fi
+
+echo "== running ${#names[@]} algorithms${SEEDS:+ x ${#SEEDS[@]} seeds}" \
+	"(${#RUN_NAME[@]} guests), $JOBS at a time (progress below)"
 pids=() failed=0
-for i in "${!names[@]}"; do
+for i in "${!RUN_NAME[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
-	run_one "${names[$i]}" "${SPECS[$i]}" "$OUT/${names[$i]}" &
+	run_one "${RUN_NAME[$i]}${RUN_SEED[$i]:+/seed-${RUN_SEED[$i]}}" \
+		"${RUN_SPEC[$i]}" "${RUN_OUT[$i]}" "${RUN_SEED[$i]}" &
 	pids+=($!)
 done
+# The sampler's effect: the first seed only.
 if [ -n "$NOSAMPLE" ]; then
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
-	mkdir -p "$OUT/_nosample"
 	EXTRA+=(--no-sample --no-headroom)
-	run_one theta_powertcp "$NOSAMPLE" "$OUT/_nosample/theta_powertcp" &
+	run_one "theta_powertcp/seed-${SEEDS[0]}, no sampler" "$NOSAMPLE" \
+		"$OUT/_nosample/theta_powertcp/seed-${SEEDS[0]}" "${SEEDS[0]}" &
 	pids+=($!)
 fi
 for p in "${pids[@]}"; do wait "$p" || failed=1; done
@@ -221,19 +294,20 @@ for p in "${pids[@]}"; do wait "$p" || failed=1; done
 
 echo "== analysis"
 python3 "testbed/summarize_$EXP.py" "$OUT"
-if [ -d "$OUT/_nosample/theta_powertcp" ]; then
-	python3 - "$OUT" <<'PY'
+if [ -n "$NOSAMPLE" ]; then
+	python3 - "$OUT" "${SEEDS[0]}" <<'PY'
 import csv, json, sys
-out = sys.argv[1]
+out, seed = sys.argv[1], int(sys.argv[2])
 def rx(d):
     return sum(int(r["bytes_received"]) for r in csv.DictReader(
         open(d + "/flows.csv")))
-a, b = rx(out + "/theta_powertcp"), rx(out + "/_nosample/theta_powertcp")
-d = {"with_sampling_bytes": a, "without_sampling_bytes": b,
+a = rx("%s/theta_powertcp/seed-%d" % (out, seed))
+b = rx("%s/_nosample/theta_powertcp/seed-%d" % (out, seed))
+d = {"seed": seed, "with_sampling_bytes": a, "without_sampling_bytes": b,
      "difference_pct": round(100.0 * (a - b) / b, 3)}
 json.dump(d, open(out + "/sampling.json", "w"))
-print("sampling effect on theta_powertcp's goodput: %+.2f%% (%d vs %d bytes)"
-      % (d["difference_pct"], a, b))
+print("sampling effect on theta_powertcp's goodput (seed %d): %+.2f%% "
+      "(%d vs %d bytes)" % (seed, d["difference_pct"], a, b))
 PY
 fi
 echo "== plots"

@@ -1,25 +1,37 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarize incast runs: analyze each algorithm's raw data and merge.
+"""Summarize incast runs: analyze each run's raw data, aggregate the seeds.
 
     testbed/summarize_incast.py RESULTS_DIR
 
-RESULTS_DIR holds one directory per algorithm, each written by
-testbed/incast.sh (params.json, headroom.json, qdisc.csv, goodput.csv,
-flows.csv). For each, runs userspace-tools/bin/incast-analyze over the
-incast window (incast start to end) and writes ALG/summary.json; then
-RESULTS_DIR/summary.json and summary.csv (one row per algorithm) and prints
-the table. Exits 1, loudly, if any run failed the CPU headroom check: its
-queue would be the VM's CPU, not the switch.
+RESULTS_DIR/ALG/seed-S/ holds one run of testbed/incast.sh (params.json,
+headroom.json, qdisc.csv, goodput.csv, flows.csv), as testbed/run.sh
+incast --seeds lays them out. For each, runs userspace-tools/bin/
+incast-analyze over the incast window (incast start to end) and writes
+ALG/seed-S/summary.json. Then RESULTS_DIR/summary.json:
+  runs        one row per algorithm and seed: the analyzer's figures,
+              headroom_mbps, headroom_ok, params (the run's params.json)
+  algorithms  one row per algorithm: seeds, n_seeds and, for every figure,
+              its spread over the seeds: {mean, sd, min, max, n} (sd: the
+              sample standard deviation, null for one seed; drain_time_us
+              leaves out the seeds that never drained and counts them in
+              "never")
+RESULTS_DIR/summary.csv: one row per algorithm, M_mean, M_sd, M_min, M_max
+of the table's figures. Prints the table, "mean ± sd" over the seeds.
+Exits 1, loudly, if any run failed the CPU headroom check: its queue would
+be the VM's CPU, not the switch.
 """
 import os
 import sys
 
-from tblib import analyze_run, refuse_if_starved, runs, write_summary
-COLUMNS = [("algorithm", "%-15s"), ("avg_throughput_mbps", "%8.2f"),
-           ("link_rate_mbps", "%6d"), ("avg_queue_bytes", "%10.0f"),
-           ("p99_queue_bytes", "%9d"), ("peak_queue_bytes", "%9d"),
-           ("drain_time_us", "%9d"), ("combined_score", "%12.1f")]
+from tblib import (analyze_run, pm, print_table, refuse_if_starved,
+                   seed_runs, spread, spread_columns, write_summary)
+# The table's figures and their formats.
+COLUMNS = [("avg_throughput_mbps", "%.2f"), ("link_rate_mbps", "%.0f"),
+           ("avg_queue_bytes", "%.0f"), ("p99_queue_bytes", "%.0f"),
+           ("peak_queue_bytes", "%.0f"), ("drain_time_us", "%.0f"),
+           ("combined_score", "%.1f")]
+NEVER = {"drain_time_us"}	# -1: never drained
 
 
 def analyze(run):
@@ -34,18 +46,58 @@ def analyze(run):
         "--bdp-bytes", str(p["bdp_bytes"])])
 
 
+def aggregate(rows):
+    """One row per algorithm: the spread of every numeric figure."""
+    algs = []
+    for r in rows:
+        if r["algorithm"] not in algs:
+            algs.append(r["algorithm"])
+    out = []
+    for a in algs:
+        mine = [r for r in rows if r["algorithm"] == a]
+        row = {"algorithm": a, "seeds": [r["seed"] for r in mine],
+               "n_seeds": len(mine)}
+        for k, v in mine[0].items():
+            if k in ("seed", "params") or isinstance(v, bool) or \
+                    not isinstance(v, (int, float)):
+                continue
+            if all(isinstance(r.get(k), (int, float)) for r in mine):
+                row[k] = spread([r[k] for r in mine], never=k in NEVER)
+        out.append(row)
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: summarize_incast.py RESULTS_DIR")
     res = sys.argv[1]
-    rows = [analyze(os.path.join(res, d)) for d in runs(res, "summarize_incast")]
-    refuse_if_starved([(r["algorithm"], r["headroom_ok"], r["headroom_mbps"],
+    rows = []
+    for alg, seed, run in seed_runs(res, "summarize_incast"):
+        r = analyze(run)
+        r["algorithm"], r["seed"] = alg, seed
+        rows.append(r)
+    refuse_if_starved([("%s seed %d" % (r["algorithm"], r["seed"]),
+                        r["headroom_ok"], r["headroom_mbps"],
                         2 * r["link_rate_mbps"]) for r in rows],
                       "queue")
-    write_summary(res, rows, [k for k in rows[0] if k != "params"])
-    print(" ".join(k for k, _ in COLUMNS))
-    for r in rows:
-        print(" ".join(fmt % r[k] for k, fmt in COLUMNS))
+    algs = aggregate(rows)
+    seeds = sorted({r["seed"] for r in rows})
+    metrics = [k for k, _ in COLUMNS] + ["headroom_mbps"]
+    csv_rows = []
+    for a in algs:
+        c = {"algorithm": a["algorithm"], "n_seeds": a["n_seeds"],
+             "seeds": " ".join(str(s) for s in a["seeds"])}
+        c.update(spread_columns(a, metrics))
+        csv_rows.append(c)
+    write_summary(res, csv_rows, list(csv_rows[0]),
+                  doc={"experiment": "incast", "seeds": seeds,
+                       "algorithms": algs, "runs": rows})
+    print("# incast: mean ± sd over the seeds (%s)"
+          % ", ".join(str(s) for s in seeds))
+    print_table(["algorithm", "seeds"] + [k for k, _ in COLUMNS],
+                [[a["algorithm"], str(a["n_seeds"])] +
+                 [f % a[k]["mean"] if k == "link_rate_mbps" else
+                  pm(a.get(k), f) for k, f in COLUMNS] for a in algs])
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 """Shared pieces of the testbed's summarize_*.py scripts."""
 import csv
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 
@@ -45,16 +47,86 @@ def tool(name):
     return os.path.join(ROOT, "userspace-tools", "bin", name)
 
 
-def runs(res, prog, marker="params.json"):
-    """Algorithm directories under @res holding @marker, in ORDER."""
+def seed_runs(res, prog, marker="params.json"):
+    """The runs under @res of testbed/run.sh incast|fairness: (algorithm,
+    seed, directory) of every ALG/seed-S/ holding @marker, in ORDER, then
+    by seed. Directories starting with '_' (_nosample) are not algorithms.
+    """
     if not os.path.isdir(res):
         sys.exit("%s: %s: not a directory" % (prog, res))
-    found = [d for d in sorted(os.listdir(res))
-             if os.path.isfile(os.path.join(res, d, marker))]
+    found = []
+    for d in sorted(os.listdir(res)):
+        path = os.path.join(res, d)
+        if d.startswith("_") or not os.path.isdir(path):
+            continue
+        for s in os.listdir(path):
+            m = re.fullmatch(r"seed-([0-9]+)", s)
+            if m and os.path.isfile(os.path.join(path, s, marker)):
+                found.append((d, int(m.group(1)), os.path.join(path, s)))
     if not found:
-        sys.exit("%s: no runs (ALG/%s) under %s" % (prog, marker, res))
-    found.sort(key=order_key)
+        sys.exit("%s: no runs (ALG/seed-S/%s) under %s" % (prog, marker, res))
+    found.sort(key=lambda r: order_key(r[0]) + (r[1],))
     return found
+
+
+def spread(values, never=False):
+    """Mean, sample standard deviation, min and max of @values over the
+    seeds: {mean, sd, min, max, n}; sd is None for one value. With @never,
+    -1 means "never" (a drain or convergence that did not happen): those
+    are counted in "never" and left out of the rest. None if a value is
+    None (the metric does not apply)."""
+    if any(v is None for v in values):
+        return None
+    out = {}
+    if never:
+        out["never"] = sum(1 for v in values if v == -1)
+        values = [v for v in values if v != -1]
+    n = len(values)
+    mean = sum(values) / n if n else None
+    sd = (math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+          if n > 1 else None)
+    out.update(mean=None if mean is None else round(mean, 4),
+               sd=None if sd is None else round(sd, 4),
+               min=min(values) if n else None,
+               max=max(values) if n else None, n=n)
+    return out
+
+
+def spread_columns(row, metrics):
+    """CSV columns of the spreads of @metrics in @row: M_mean, M_sd, M_min,
+    M_max (and M_never where counted)."""
+    out = {}
+    for m in metrics:
+        a = row.get(m) or {}
+        for k in ("mean", "sd", "min", "max", "never"):
+            if k in a or k != "never":
+                out["%s_%s" % (m, k)] = a.get(k)
+    return out
+
+
+def pm(a, fmt):
+    """A spread as text: "mean ± sd" (the mean alone for one seed), '-' if
+    it does not apply, "never" if it never happened, "+N never" after the
+    mean of the others if some never did."""
+    if a is None:
+        return "-"
+    if not a["n"]:
+        return "never"
+    t = fmt % a["mean"]
+    if a["sd"] is not None:
+        t += " ± " + (fmt % a["sd"]).strip()
+    if a.get("never"):
+        t += " +%d never" % a["never"]
+    return t
+
+
+def print_table(header, rows):
+    """@rows of strings under @header, columns as wide as their cells."""
+    w = [max(len(str(r[i])) for r in [header] + rows)
+         for i in range(len(header))]
+    for r in [header] + rows:
+        print("  ".join(("%-*s" if i == 0 else "%*s") % (w[i], c)
+                        for i, c in enumerate(r)).rstrip())
 
 
 def analyze_run(run, analyzer, args):
@@ -98,10 +170,11 @@ def refuse_if_starved(checks, what):
     sys.exit(1)
 
 
-def write_summary(res, rows, keys):
-    """RESULTS_DIR/summary.json (all fields) and summary.csv (@keys)."""
+def write_summary(res, rows, keys, doc=None):
+    """RESULTS_DIR/summary.json (@doc, or @rows with all their fields) and
+    summary.csv (@keys of @rows)."""
     with open(os.path.join(res, "summary.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+        json.dump(rows if doc is None else doc, f, indent=1)
     with open(os.path.join(res, "summary.csv"), "w") as f:
         f.write(",".join(keys) + "\n")
         for r in rows:

@@ -20,11 +20,13 @@
 static const char usage[] =
 "usage: fairness-analyze --goodput F --flows F --phase-us P --algorithm NAME\n"
 "         --link-mbps R [--goodput-ratio G] [--phases N] [--settle-us S]\n"
-"         [--smooth K] [--tolerance PCT] [--json OUT]\n"
-"F flows (the rows of --flows, ids 0..F-1), flow i started at i * P and\n"
-"active until (i + F) * P: N = 2F - 1 phases (checked if --phases is\n"
-"given), phase k = [kP, (k+1)P). Per phase, over [kP + S, (k+1)P] (S, the\n"
-"convergence allowance, defaults to P/4):\n"
+"         [--smooth K] [--tolerance PCT] [--starve-fraction X] [--rtt-us T]\n"
+"         [--json OUT]\n"
+"F flows (the rows of --flows, ids 0..F-1), flow i started at i * P (or\n"
+"up to S later: a seeded start jitter) and active until (i + F) * P:\n"
+"N = 2F - 1 phases (checked if --phases is given), phase k = [kP, (k+1)P).\n"
+"Per phase, over [kP + S, (k+1)P] (S, the convergence allowance, defaults\n"
+"to P/4):\n"
 "  flow_rates_mbps   each active flow's mean goodput (bytes between its\n"
 "                    first and last goodput row in the window / time)\n"
 "  flow_stddev_mbps  std dev of its rate over the goodput intervals there\n"
@@ -32,6 +34,15 @@ static const char usage[] =
 "  jain_index        Jain's index of the active flows' mean rates\n"
 "  throughput_mbps   all flows' goodput (draining ones too), first to last\n"
 "                    goodput tick in the window\n"
+"  starved_us        the longest stretch during which one active flow's\n"
+"                    average over K goodput intervals (below; averages\n"
+"                    wholly in the window) was below X (default 0.7) of\n"
+"                    the fair share: consecutive goodput ticks where it\n"
+"                    was, each counting the interval that ends at it; a\n"
+"                    flow's missing rows count as no goodput. 0 if never\n"
+"  starved_flow      that flow (null if starved_us is 0)\n"
+"  starved_rtts      starved_us / T with --rtt-us T (the base RTT), else\n"
+"                    null\n"
 "The fair share of n flows is G * R / n: G (default 1) is the goodput a\n"
 "link of rate R can carry per bit, e.g. 1448/1514 for TCP with timestamps\n"
 "in 1500-byte frames, as tbf counts Ethernet frames.\n"
@@ -39,9 +50,9 @@ static const char usage[] =
 "goodput intervals (default 3), the time of each average being the\n"
 "middle of its K intervals:\n"
 "  convergence_time_us  phases where a flow starts (0..F-1): time from\n"
-"                    its start to the first average within PCT% (default\n"
-"                    10) of the fair share; -1 if never in the phase; null\n"
-"                    in phases where no flow starts\n"
+"                    its start (flows.csv) to the first average within\n"
+"                    PCT% (default 10) of the fair share; -1 if never in\n"
+"                    the phase; null in phases where no flow starts\n"
 "  all_fair_time_us  every phase: time from its start to the first tick\n"
 "                    where every active flow's average is within PCT% of\n"
 "                    the fair share; -1 if never in the phase\n";
@@ -290,6 +301,36 @@ static int64_t convergence_time(const struct series *s, int64_t t0,
 	return -1;
 }
 
+/*
+ * The longest stretch in the window [a, t1] during which flow @f's
+ * average over k goodput ticks (bytes at each tick: bytes_at, so missing
+ * rows are no goodput) was below @thr Mbit/s: consecutive ticks whose
+ * average, starting at or after a, is below; each counts the interval from
+ * the tick before it. 0 if none.
+ */
+static int64_t starved_time(int f, int64_t a, int64_t t1, double thr, int k)
+{
+	int64_t best = 0, from = -1;
+	size_t i;
+
+	for (i = k; i < nticks && ticks[i] <= t1; i++) {
+		int64_t b;
+
+		if (ticks[i - k] < a)
+			continue;
+		b = bytes_at(&fl[f], ticks[i]) - bytes_at(&fl[f], ticks[i - k]);
+		if (b * 8.0 / (ticks[i] - ticks[i - k]) >= thr) {
+			from = -1;
+			continue;
+		}
+		if (from < 0)
+			from = ticks[i - 1];
+		if (ticks[i] - from > best)
+			best = ticks[i] - from;
+	}
+	return best;
+}
+
 static void print_list(FILE *o, const double *v, const int *ids, int n,
 		       const char *fmt)
 {
@@ -320,14 +361,16 @@ int main(int argc, char **argv)
 		{ "settle-us", required_argument, NULL, 's' },
 		{ "smooth", required_argument, NULL, 'k' },
 		{ "tolerance", required_argument, NULL, 't' },
+		{ "starve-fraction", required_argument, NULL, 'x' },
+		{ "rtt-us", required_argument, NULL, 'R' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *gpath = NULL, *fpath = NULL, *alg = NULL, *json = NULL;
-	int64_t phase = 0, nphases = 0, settle = -1, smooth = 3;
+	int64_t phase = 0, nphases = 0, settle = -1, smooth = 3, rtt = 0;
 	int64_t start[MAX_FLOWS], *g;
-	double rate = 0, tol = 10, gratio = 1;
+	double rate = 0, tol = 10, gratio = 1, starve = 0.7;
 	size_t ng;
 	FILE *o;
 	int c, k;
@@ -366,6 +409,15 @@ int main(int argc, char **argv)
 		case 't':
 			tol = arg_posf("--tolerance", optarg);
 			break;
+		case 'x':
+			starve = arg_posf("--starve-fraction", optarg);
+			if (starve > 1)
+				die("--starve-fraction: '%s' is more than 1",
+				    optarg);
+			break;
+		case 'R':
+			rtt = arg_pos("--rtt-us", optarg);
+			break;
 		case 'G':
 			gratio = arg_posf("--goodput-ratio", optarg);
 			if (gratio > 1)
@@ -401,9 +453,11 @@ int main(int argc, char **argv)
 		    (long long)nphases, nflows, 2 * nflows - 1);
 	nphases = 2 * nflows - 1;
 	for (k = 0; k < nflows; k++)
-		if (start[k] != k * phase)
+		if (start[k] < k * phase ||
+		    start[k] > k * phase + settle)
 			die("%s: flow %d starts at %lld us, expected %lld "
-			    "(%d x --phase-us)", fpath, k, (long long)start[k],
+			    "(%d x --phase-us) or up to --settle-us later",
+			    fpath, k, (long long)start[k],
 			    (long long)(k * phase), k);
 	g = csv_read_ints(gpath, GOODPUT_HDR, G_NCOL, CSV_NONNEG, &ng);
 	build_series(g, ng, gpath);
@@ -416,9 +470,15 @@ int main(int argc, char **argv)
 		"  \"goodput_ratio\": %.4f,\n"
 		"  \"flows\": %d,\n  \"phase_us\": %lld,\n  \"settle_us\": %lld,\n"
 		"  \"interval_us\": %lld,\n  \"smooth_intervals\": %lld,\n"
-		"  \"tolerance\": %.4f,\n  \"phases\": [",
+		"  \"tolerance\": %.4f,\n  \"starve_fraction\": %.4f,\n"
+		"  \"rtt_us\": ",
 		alg, rate, gratio, nflows, (long long)phase, (long long)settle,
-		(long long)median_interval(), (long long)smooth, tol);
+		(long long)median_interval(), (long long)smooth, tol, starve);
+	if (rtt)
+		fprintf(o, "%lld", (long long)rtt);
+	else
+		fputs("null", o);
+	fputs(",\n  \"phases\": [", o);
 	for (k = 0; k < nphases; k++) {
 		int64_t t0 = k * phase, t1 = t0 + phase, a = t0 + settle;
 		int lo = k < nflows ? 0 : k - nflows + 1;
@@ -426,7 +486,8 @@ int main(int argc, char **argv)
 		double mean[MAX_FLOWS], sd[MAX_FLOWS], sum = 0, sumsq = 0;
 		double sdsum = 0, fair = gratio * rate / n, agg = 0, jain;
 		size_t ta, tb, nint, minint = (size_t)-1;
-		int ids[MAX_FLOWS];
+		int ids[MAX_FLOWS], sflow = -1;
+		int64_t starved = 0, st;
 
 		for (f = lo; f < hi; f++) {
 			window_stats(&fl[f], a, t1, &mean[f - lo], &sd[f - lo],
@@ -437,6 +498,11 @@ int main(int argc, char **argv)
 			sdsum += sd[f - lo];
 			if (nint < minint)
 				minint = nint;
+			st = starved_time(f, a, t1, starve * fair, smooth);
+			if (st > starved) {
+				starved = st;
+				sflow = f;
+			}
 		}
 		jain = sumsq > 0 ? sum * sum / (n * sumsq) : 0;
 		/* Aggregate: first to last tick in [a, t1], every flow. */
@@ -462,8 +528,9 @@ int main(int argc, char **argv)
 			"\n     \"newcomer\": ", fair, jain);
 		if (k < nflows)
 			fprintf(o, "%d, \"convergence_time_us\": %lld", k,
-				(long long)convergence_time(&fl[k], t0, t1,
-							    fair, smooth, tol));
+				(long long)convergence_time(&fl[k], start[k],
+							    t1, fair, smooth,
+							    tol));
 		else
 			fputs("null, \"convergence_time_us\": null", o);
 		fprintf(o, ", \"all_fair_time_us\": %lld,\n"
@@ -475,6 +542,17 @@ int main(int argc, char **argv)
 		print_list(o, mean, NULL, n, "%.3f");
 		fputs(", \"flow_stddev_mbps\": ", o);
 		print_list(o, sd, NULL, n, "%.3f");
+		fprintf(o, ",\n     \"starved_us\": %lld, \"starved_flow\": ",
+			(long long)starved);
+		if (sflow >= 0)
+			fprintf(o, "%d", sflow);
+		else
+			fputs("null", o);
+		fputs(", \"starved_rtts\": ", o);
+		if (rtt)
+			fprintf(o, "%.2f", (double)starved / rtt);
+		else
+			fputs("null", o);
 		fputc('}', o);
 	}
 	fputs("\n  ]\n}\n", o);

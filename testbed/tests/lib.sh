@@ -47,16 +47,25 @@ refused() {
 	return 1
 }
 
-# summary_fields SUMMARY_JSON ROWS FIELD...: every row of a summary.json
-# has every FIELD, and there are ROWS rows (any number if ROWS is '').
+# summary_fields [--rows KEY] SUMMARY_JSON ROWS FIELD...: every row of a
+# summary.json (a list of rows, or with --rows the list KEY of its object:
+# runs, algorithms, phases) has every FIELD, and there are ROWS rows (any
+# number if ROWS is '').
 summary_fields() {
-	python3 - "$@" <<'PY'
+	local key=''
+	if [ "$1" = --rows ]; then
+		key=$2
+		shift 2
+	fi
+	python3 - "$key" "$@" <<'PY'
 import json, sys
-path, want, need = sys.argv[1], sys.argv[2], sys.argv[3:]
+key, path, want, need = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 rows = json.load(open(path))
-miss = [(r.get("algorithm"), r.get("bucket", r.get("phase")), k)
+if key:
+    rows = rows[key]
+miss = [(r.get("algorithm"), r.get("seed"), r.get("bucket", r.get("phase")), k)
         for r in rows for k in need if k not in r]
-print("%d rows" % len(rows))
+print("%d rows%s" % (len(rows), " of " + key if key else ""))
 if miss:
     sys.exit("missing %s" % miss[:5])
 if want and len(rows) != int(want):

@@ -104,7 +104,10 @@ PY
 }
 
 # The analyzer's per-phase figures agree with the raw series, recomputed
-# here, and Jain's index with its own per-flow means; 1,2,3,4,3,2,1 flows.
+# here, and Jain's index with its own per-flow means; 1,2,3,4,3,2,1 flows;
+# the longest starvation too (a flow's average over K ticks, wholly after
+# the allowance, below the fraction of the fair share; each tick counting
+# from the one before).
 analyzer_consistent() { # dir
 	python3 - "$1" <<'PY'
 import csv, json, sys
@@ -159,7 +162,28 @@ for ph in s["phases"]:
     ct = ph["convergence_time_us"]
     if (k < 4) != (ct is not None) or (ct is not None and not (ct == -1 or 0 < ct <= p["phase_us"])):
         errs.append("phase %d: convergence_time_us %s" % (k, ct))
-print("Jain per phase %s" % " ".join("%.3f" % ph["jain_index"] for ph in s["phases"]))
+    K, thr = s["smooth_intervals"], s["starve_fraction"] * ph["fair_share_mbps"]
+    longest, who = 0, None
+    for f in act:
+        start = None
+        for i in range(K, len(ticks)):
+            if ticks[i - K] < a or ticks[i] > b:
+                continue
+            r = (at(f, ticks[i]) - at(f, ticks[i - K])) * 8 / (ticks[i] - ticks[i - K])
+            if r >= thr:
+                start = None
+                continue
+            start = ticks[i - 1] if start is None else start
+            if ticks[i] - start > longest:
+                longest, who = ticks[i] - start, f
+    if longest != ph["starved_us"] or (longest and who != ph["starved_flow"]):
+        errs.append("phase %d: starved %d us (flow %s) vs %d (flow %s)" % (
+            k, longest, who, ph["starved_us"], ph["starved_flow"]))
+    if abs(ph["starved_rtts"] - longest / p["rtt_us"]) > 0.01:
+        errs.append("phase %d: starved_rtts %s" % (k, ph["starved_rtts"]))
+print("Jain per phase %s, starved %s RTTs" % (
+    " ".join("%.3f" % ph["jain_index"] for ph in s["phases"]),
+    " ".join("%.0f" % ph["starved_rtts"] for ph in s["phases"])))
 sys.exit("; ".join(errs) if errs else 0)
 PY
 }
@@ -208,37 +232,51 @@ sys.exit("; ".join(errs) if errs else 0)
 PY
 }
 
+# Each run in OUT/ALG/seed-S, as testbed/run.sh lays them out; cubic with
+# seed 2, so that its flows start at other offsets.
 rm -rf "$OUT"
 mkdir -p "$OUT"
 check "analyzer gives the known answers on a synthetic series" synthetic
-for cc in theta_powertcp cubic; do
-	check "$cc: short fairness run ($PHASE_RTTS-RTT phases)" bash \
-		"$ROOT/testbed/fairness.sh" --cc "$cc" --out "$OUT/$cc" \
-		--phase-rtts $PHASE_RTTS --kmod-dir "$KMOD_DIR"
+for run in theta_powertcp/seed-1 cubic/seed-2; do
+	cc=${run%/*} d=$OUT/$run
+	check "$cc: short fairness run ($PHASE_RTTS-RTT phases, ${run#*/})" \
+		bash "$ROOT/testbed/fairness.sh" --cc "$cc" --out "$d" \
+		--phase-rtts $PHASE_RTTS --seed "${run#*seed-}" \
+		--kmod-dir "$KMOD_DIR"
 	check "$cc: CPU headroom measured and sufficient" \
-		headroom_ok "$OUT/$cc/headroom.json"
+		headroom_ok "$d/headroom.json"
 	check "$cc: params.json has the common schema" \
-		params_common "$OUT/$cc/params.json" fairness "$cc"
-	check "$cc: flows start on schedule" flows_started "$OUT/$cc"
+		params_common "$d/params.json" fairness "$cc"
+	check "$cc: flows start on schedule" flows_started "$d"
 	check "$cc: no bytes before a flow's start or after its stop" \
-		flows_stop "$OUT/$cc"
-	check "$cc: goodput rows at the interval" goodput_interval "$OUT/$cc"
+		flows_stop "$d"
+	check "$cc: goodput rows at the interval" goodput_interval "$d"
 done
 check "summary table written for both" sh -c "python3 \
 	'$ROOT/testbed/summarize_fairness.py' '$OUT' > '$OUT/table.txt' &&
 	grep -c . '$OUT/table.txt'"
-for cc in theta_powertcp cubic; do
-	check "$cc: analyzer agrees with the raw series" \
-		analyzer_consistent "$OUT/$cc"
+for run in theta_powertcp/seed-1 cubic/seed-2; do
+	check "${run%/*}: analyzer agrees with the raw series" \
+		analyzer_consistent "$OUT/$run"
 done
-check "summary.json has every required field, 7 phases each" summary_fields \
-	"$OUT/summary.json" 14 algorithm phase flows jain_index \
-	convergence_time_us rate_stddev_mbps throughput_mbps
+check "summary.json: every run has every required field, 7 phases each" \
+	summary_fields --rows runs "$OUT/summary.json" 14 algorithm seed phase \
+	flows jain_index convergence_time_us rate_stddev_mbps throughput_mbps \
+	starved_us starved_rtts starved_flow
+check "summary.json: the spread over the seeds, per algorithm and phase" \
+	summary_fields --rows phases "$OUT/summary.json" 14 algorithm phase \
+	seeds n_seeds jain_index starved_rtts
+check "summary.json: the goals, per algorithm" summary_fields --rows \
+	algorithms "$OUT/summary.json" 2 algorithm seeds jain_goal \
+	starvation_goal
+check "the table says whether each goal holds, for both" sh -c "n=\$(grep -E \
+	'^(theta_powertcp|cubic): (Jain >= 0.98 in every multi-flow phase|longest starvation).*: (yes|NO)( |\$)' \
+	'$OUT/table.txt' | wc -l); echo \$n lines; [ \$n = 4 ]"
 check "a bad argument exits 2 with a one-line reason" bad_arg \
 	bash "$ROOT/testbed/fairness.sh" --cc cubic --out /tmp/x --phase-rtts x
 check "the analyzer: a bad argument exits 2 with a one-line reason" bad_arg \
-	"$ANALYZE" --goodput "$OUT/cubic/goodput.csv" \
-	--flows "$OUT/cubic/flows.csv" --algorithm cubic --link-mbps 100 \
+	"$ANALYZE" --goodput "$OUT/cubic/seed-2/goodput.csv" \
+	--flows "$OUT/cubic/seed-2/flows.csv" --algorithm cubic --link-mbps 100 \
 	--phase-us 12x
 
 tap_done

@@ -73,28 +73,36 @@ sys.exit("; ".join(errs) if errs else 0)
 PY
 }
 
+# Each run in OUT/ALG/seed-1, as testbed/run.sh lays them out (seed 1,
+# the default).
 rm -rf "$OUT"
 for cc in theta_powertcp cubic; do
+	d=$OUT/$cc/seed-1
 	check "$cc: short incast runs" bash "$ROOT/testbed/incast.sh" --cc "$cc" \
-		--out "$OUT/$cc" --pre-us $PRE --post-us $POST \
+		--out "$d" --pre-us $PRE --post-us $POST \
 		--kmod-dir "$KMOD_DIR"
 	check "$cc: CPU headroom measured and sufficient" \
-		headroom_ok "$OUT/$cc/headroom.json"
+		headroom_ok "$d/headroom.json"
 	check "$cc: params.json has the common schema" \
-		params_common "$OUT/$cc/params.json" incast "$cc"
-	check "$cc: all 11 flows start on time" flows_started "$OUT/$cc"
-	check "$cc: incast senders start at the incast" incast_on_time "$OUT/$cc"
-	check "$cc: queue samples land at the interval" samples_land "$OUT/$cc"
+		params_common "$d/params.json" incast "$cc"
+	check "$cc: all 11 flows start on time" flows_started "$d"
+	check "$cc: incast senders start at the incast" incast_on_time "$d"
+	check "$cc: queue samples land at the interval" samples_land "$d"
 done
 check "summary table written for both" sh -c "python3 '$ROOT/testbed/summarize_incast.py' \
 	'$OUT' > '$OUT/table.txt' && grep -c . '$OUT/table.txt'"
 for cc in theta_powertcp cubic; do
-	check "$cc: analyzer agrees with the raw series" analyzer_consistent "$OUT/$cc"
+	check "$cc: analyzer agrees with the raw series" analyzer_consistent \
+		"$OUT/$cc/seed-1"
 done
-check "summary.json has every required field" summary_fields \
-	"$OUT/summary.json" 2 algorithm avg_throughput_mbps link_rate_mbps \
-	avg_queue_bytes p99_queue_bytes peak_queue_bytes drain_time_us \
-	combined_score
+check "summary.json: every run has every required field" summary_fields \
+	--rows runs "$OUT/summary.json" 2 algorithm seed avg_throughput_mbps \
+	link_rate_mbps avg_queue_bytes p99_queue_bytes peak_queue_bytes \
+	drain_time_us combined_score
+check "summary.json: every algorithm has the spread of each figure" \
+	summary_fields --rows algorithms "$OUT/summary.json" 2 algorithm seeds \
+	n_seeds avg_throughput_mbps avg_queue_bytes p99_queue_bytes \
+	peak_queue_bytes drain_time_us combined_score
 check "a bad argument exits 2 with a one-line reason" bad_arg \
 	bash "$ROOT/testbed/incast.sh" --cc cubic --out /tmp/x --rate-mbit abc
 

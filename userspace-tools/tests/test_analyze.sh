@@ -3,13 +3,16 @@
 #
 # The analyzers on fixed inputs with known answers: incast-analyze,
 # fairness-analyze and fct-analyze on synthetic CSVs (figures worked out
-# by hand in the comments), their one-line errors, and
-# testbed/plot_incast.py on a synthetic two-algorithm results directory.
-# No root needed: bash, awk and python3 (json; matplotlib for the plot).
+# by hand in the comments), their one-line errors; testbed/summarize_
+# incast.py and summarize_fairness.py on several seeds of those inputs
+# (the spread over the seeds, the fairness goals) and report.py on their
+# summaries; testbed/plot_incast.py on a synthetic two-algorithm,
+# two-seed results directory. No root needed: bash, awk and python3 (json;
+# matplotlib for the plot).
 # Prints KTAP (scripts/tap.sh); exits 1 if any check fails.
 #
 # Environment: BIN (default: ../bin, the analyzers built with make),
-# PYTHON (for the plot; default: the first of python3, /usr/bin/python3
+# PYTHON (for the plot; default: the first of /usr/bin/python3, python3
 # that has matplotlib), KEEP=1 keeps the output directory.
 set -u
 
@@ -23,6 +26,10 @@ if [ -z "${BIN:-}" ]; then
 		bin/fct-analyze >&2 || tap_bail "make"
 fi
 A=$BIN/incast-analyze
+# The checks need only python's standard library: the system's python
+# starts fastest (a pyenv shim takes seconds on a busy machine).
+PY3=/usr/bin/python3
+[ -x "$PY3" ] || PY3=python3
 FA=$BIN/fairness-analyze
 FCT=$BIN/fct-analyze
 PLOT=$ROOT/testbed/plot_incast.py
@@ -52,7 +59,7 @@ jchecks_run() {
 	[ -s "$JCHECKS" ] || return 0
 	while read -r st msg; do
 		if [ "$st" = 1 ]; then ok "$msg"; else not_ok "$msg"; fi
-	done < <(python3 -c '
+	done < <("$PY3" -c '
 import json, sys
 docs = {}
 for line in open(sys.argv[1]):
@@ -172,7 +179,7 @@ window_end_us 200000
 pre_avg_queue_bytes 5000 0.0005
 pre_throughput_mbps 100 0.0005
 EOF
-if note=$(python3 -c '
+if note=$("$PY3" -c '
 import json, sys
 keys = ["algorithm", "avg_throughput_mbps", "link_rate_mbps",
         "avg_queue_bytes", "p99_queue_bytes", "peak_queue_bytes",
@@ -222,7 +229,7 @@ EOF
 # shellcheck disable=SC2086
 "$A" $ARGS1 --csv-row "$OUT/rows.csv" >/dev/null &&
 	"$A" $ARGS1 --from-us 150000 --csv-row "$OUT/rows.csv" >/dev/null
-if note=$(python3 -c '
+if note=$("$PY3" -c '
 import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1])))
 d = json.load(open(sys.argv[2]))
@@ -424,6 +431,112 @@ sed '3s/,10000,/,9000,/' "$D4/flows.csv" >"$OUT/fair_start.csv"
 expect_err "fairness-analyze: a flow off its phase" "$FA" \
 	--goodput "$D4/goodput.csv" --flows "$OUT/fair_start.csv" \
 	--phase-us 10000 --link-mbps 100 --algorithm synth
+sed '3s/,10000,/,12001,/' "$D4/flows.csv" >"$OUT/fair_late.csv"
+expect_err "fairness-analyze: a flow later than the allowance" "$FA" \
+	--goodput "$D4/goodput.csv" --flows "$OUT/fair_late.csv" \
+	--phase-us 10000 --link-mbps 100 --settle-us 2000 --algorithm synth
+expect_err "fairness-analyze: --starve-fraction above 1" "$FA" \
+	"${FARGS[@]}" --algorithm synth --starve-fraction 1.5
+expect_err "fairness-analyze: --starve-fraction 0" "$FA" \
+	"${FARGS[@]}" --algorithm synth --starve-fraction 0
+expect_err "fairness-analyze: --rtt-us 0" "$FA" \
+	"${FARGS[@]}" --algorithm synth --rtt-us 0
+# Starvation on the first input: nothing below 0.7 of the share (the
+# lowest 3-interval average in a window is flow 1's 38.67 of 50, over
+# (12, 15] ms). Below 0.9 (45): that one average, 1 ms (from tick 14).
+jchecks "$OUT/fair.json" <<EOF
+starve_fraction 0.7 0.00005
+rtt_us null
+phases.0.starved_us 0
+phases.1.starved_us 0
+phases.1.starved_flow null
+phases.1.starved_rtts null
+phases.2.starved_us 0
+EOF
+"$FA" "${FARGS[@]}" --algorithm synth --starve-fraction 0.9 \
+	--json "$OUT/fair09.json"
+jchecks "$OUT/fair09.json" <<EOF
+phases.1.starved_us 1000
+phases.1.starved_flow 1
+phases.0.starved_us 0
+EOF
+
+# Starvation, known answers. Two flows, phases of 100 ms, rows every ms,
+# link 100 Mbit/s, allowance 10 ms, averages over 3 intervals; flow 1
+# starts 40 us late (a start jitter). Per ms, in Mbit/s:
+#   flow 0, (0, 200]:   100 to 100 ms; then 50, except 75 over (130, 150]
+#                       and 25 over (170, 175]
+#   flow 1, (100, 300]: 50, except 25 over (130, 150] and 75 over
+#                       (170, 175]; from 200 ms 100, except 50 over
+#                       (200, 215]
+# Phase 1 (fair share 50, threshold 35): an average with L intervals at
+# 25 is 50 - 25 L / 3: below 35 for L >= 2, i.e. flow 1's averages ending
+# at 132..151 ms, counted from tick 131: 20 ms = 20 base RTTs of 1 ms.
+# Flow 0's dip: ticks 172..176, 5 ms. The longest: flow 1, 20000 us.
+# Below 0.9 (45, L >= 1): 131..152 from 130, 22 ms. Below 0.4 (20, and
+# 40 in phase 2): never.
+# Phase 2 (flow 1 alone, share 100, threshold 70): 50 over (200, 215], an
+# average with L such intervals 100 - 50 L / 3 < 70 for L >= 2; averages
+# wholly after 210 ms end at 213 or later: 213..216, from 212: 4000 us.
+# Phase 0: flow 0 at the share. Flow 1's convergence: its first average,
+# over (101, 104] ms, is at the share: (101 + 104) / 2 - 100.04 = 2.46 ms.
+D6=$OUT/starve
+mkdir -p "$D6"
+awk 'BEGIN {
+	print "time_us,flow_id,bytes_total"
+	for (t = 1; t <= 300; t++) {
+		if (t <= 200) {
+			if (t <= 100) r = 100
+			else if (t > 130 && t <= 150) r = 75
+			else if (t > 170 && t <= 175) r = 25
+			else r = 50
+			b0 += r * 125
+			printf "%d,0,%d\n", t * 1000, b0
+		}
+		if (t > 100) {
+			if (t > 200) r = t <= 215 ? 50 : 100
+			else if (t > 130 && t <= 150) r = 25
+			else if (t > 170 && t <= 175) r = 75
+			else r = 50
+			b1 += r * 125
+			printf "%d,1,%d\n", t * 1000, b1
+		}
+	}
+}' >"$D6/goodput.csv"
+{
+	head -n 1 "$D1/flows.csv"
+	echo "0,h0,x,0,0,1000,-1,1,1,1,1,closed"
+	echo "1,h1,x,100040,0,101000,-1,1,1,1,1,closed"
+} >"$D6/flows.csv"
+SARGS=(--goodput "$D6/goodput.csv" --flows "$D6/flows.csv" --phase-us 100000
+       --link-mbps 100 --settle-us 10000 --algorithm synth)
+check "fairness-analyze: starvation input runs" "$FA" "${SARGS[@]}" \
+	--rtt-us 1000 --json "$OUT/starve.json"
+jchecks "$OUT/starve.json" <<EOF
+rtt_us 1000
+starve_fraction 0.7 0.00005
+phases.0.starved_us 0
+phases.0.starved_flow null
+phases.0.starved_rtts 0 0.00005
+phases.1.starved_us 20000
+phases.1.starved_flow 1
+phases.1.starved_rtts 20 0.00005
+phases.1.convergence_time_us 2460
+phases.2.starved_us 4000
+phases.2.starved_flow 1
+phases.2.starved_rtts 4 0.00005
+EOF
+"$FA" "${SARGS[@]}" --starve-fraction 0.9 --json "$OUT/starve09.json"
+jchecks "$OUT/starve09.json" <<EOF
+phases.1.starved_us 22000
+phases.1.starved_rtts null
+EOF
+"$FA" "${SARGS[@]}" --starve-fraction 0.4 --json "$OUT/starve04.json"
+jchecks "$OUT/starve04.json" <<EOF
+phases.1.starved_us 0
+phases.1.starved_flow null
+phases.2.starved_us 0
+EOF
 
 # --- fct-analyze -------------------------------------------------------
 # MTU 1500 (MSS 1448), 100 Mbit/s, propagation RTT 100 us in a rack, 200
@@ -525,15 +638,119 @@ expect_err "fct-analyze: a flow missing from flows.csv" "$FCT" \
 	--load 50 --link-mbps 100 --prop-rtt-rack-us 100 \
 	--prop-rtt-cross-us 200 --algorithm synth
 
+# --- summarize_incast.py, summarize_fairness.py: the seeds ---------------
+# Results laid out as testbed/run.sh --seeds does (ALG/seed-S/), from the
+# inputs above; params.json and headroom.json as the experiments write
+# them (the fields the summaries read).
+TB=$ROOT/testbed
+S=$OUT/summ
+headroom() { echo '{"unlimited_mbps": 300, "ok": true}' >"$1/headroom.json"; }
+# Incast: the first input as three seeds of cubic whose windows end at
+# 200, 120 and 150 ms: avg queue 1500000 / 101 = 14851.485, (550000 +
+# 5000 x (19 + .. + 10)) / 21 = 60714.286, 1500000 / 51 = 29411.765 B:
+# mean 34992.512, sd sqrt((20141.027^2 + 25721.774^2 + 5580.747^2) / 2)
+# = 23435.18; drains below 1 BDP 26 ms after the incast, except seed 2
+# (never, its window ends at 50000 B): 26000 over 2 seeds, 1 never.
+for s in 1 2 3; do
+	R=$S/incast/cubic/seed-$s
+	mkdir -p "$R"
+	cp "$D1"/*.csv "$R/"
+	printf '{"algorithm": "cubic", "rate_mbit": 100, "pre_us": 100000, "end_us": %d, "bdp_bytes": 25000, "seed": %d, "mtu": 1500, "rtt_us": 1000, "tau_us": 1000, "senders": 3}\n' \
+		$((s == 1 ? 200000 : s == 2 ? 120000 : 150000)) "$s" >"$R/params.json"
+	headroom "$R"
+done
+mkdir -p "$S/incast/_nosample/cubic/seed-1" "$S/incast/notes"
+check "summarize_incast.py: three seeds" sh -c "'$PY3' '$TB/summarize_incast.py' \
+	'$S/incast' >'$S/incast.txt' && grep -c . '$S/incast.txt'"
+jchecks "$S/incast/summary.json" <<EOF
+seeds.2 3
+runs.1.seed 2
+runs.1.avg_queue_bytes 60714.286 0.0005
+algorithms.0.n_seeds 3
+algorithms.0.avg_queue_bytes.mean 34992.512 0.0005
+algorithms.0.avg_queue_bytes.sd 23435.18 0.005
+algorithms.0.avg_queue_bytes.min 14851.485 0.0005
+algorithms.0.avg_queue_bytes.max 60714.286 0.0005
+algorithms.0.drain_time_us.mean 26000 0.0005
+algorithms.0.drain_time_us.never 1
+algorithms.0.drain_time_us.n 2
+algorithms.0.peak_queue_bytes.sd 0 0.0005
+EOF
+check "summarize_incast.py: mean ± sd in the table" \
+	grep -E '^cubic +3 .* 34993 ± 23435 .* 26000 ± 0 \+1 never' "$S/incast.txt"
+check "summarize_incast.py: summary.csv, one row per algorithm" sh -c "
+	head -n 1 '$S/incast/summary.csv' | grep -q '^algorithm,n_seeds,seeds,.*avg_queue_bytes_mean,avg_queue_bytes_sd,avg_queue_bytes_min,avg_queue_bytes_max' &&
+	[ \$(wc -l < '$S/incast/summary.csv') = 2 ] && echo 2 lines"
+# Fairness: the starvation input as two seeds of theta_powertcp with base
+# RTTs of 1000 and 250 us: phase 1's 20 ms below 0.7 of the share is 20
+# and 80 base RTTs (mean 50, sd sqrt(2 x 30^2) = 42.4264); Jain of the
+# phase (window 110..200 ms): flows at 4875 / 90 and 4125 / 90 Mbit/s,
+# 100^2 / (2 (54.1667^2 + 45.8333^2)) = 0.9931 in both. The goals: Jain
+# holds (min 0.9931), starvation does not (80 > 50 RTTs, seed 2).
+for s in 1 2; do
+	R=$S/fairness/theta_powertcp/seed-$s
+	mkdir -p "$R"
+	cp "$D6"/*.csv "$R/"
+	printf '{"algorithm": "theta_powertcp", "rate_mbit": 100, "mtu": 1500, "phase_us": 100000, "phases": 3, "settle_us": 10000, "rtt_us": %d, "flows": 2, "phase_rtts": 100, "seed": %d}\n' \
+		$((s == 1 ? 1000 : 250)) "$s" >"$R/params.json"
+	headroom "$R"
+done
+check "summarize_fairness.py: two seeds" sh -c "'$PY3' '$TB/summarize_fairness.py' \
+	'$S/fairness' >'$S/fairness.txt' && grep -c . '$S/fairness.txt'"
+jchecks "$S/fairness/summary.json" <<EOF
+seeds.1 2
+starve_fraction 0.7 0.00005
+runs.4.seed 2
+runs.4.phase 1
+runs.4.starved_rtts 80 0.005
+runs.4.starved_flow 1
+phases.1.phase 1
+phases.1.n_seeds 2
+phases.1.jain_index.mean 0.9931 0.00005
+phases.1.jain_index.sd 0 0.00005
+phases.1.starved_rtts.mean 50 0.0005
+phases.1.starved_rtts.sd 42.4264 0.0005
+phases.1.starved_rtts.min 20 0.0005
+phases.1.starved_rtts.max 80 0.0005
+phases.1.convergence_time_us.mean 2460 0.0005
+phases.2.convergence_time_us null
+algorithms.0.jain_goal.holds true
+algorithms.0.jain_goal.min 0.9931 0.00005
+algorithms.0.starvation_goal.holds false
+algorithms.0.starvation_goal.max_rtts 80 0.005
+algorithms.0.starvation_goal.seed 2
+algorithms.0.starvation_goal.phase 1
+EOF
+check "summarize_fairness.py: the Jain goal, per algorithm" grep -F \
+	"theta_powertcp: Jain >= 0.98 in every multi-flow phase of every seed (2 seeds): yes (min 0.9931" \
+	"$S/fairness.txt"
+check "summarize_fairness.py: the starvation goal, per algorithm" grep -F \
+	"theta_powertcp: longest starvation 80.0 RTTs (goal <= 50, 2 seeds): NO" \
+	"$S/fairness.txt"
+check "summarize_fairness.py: summary.csv, one row per phase" sh -c "
+	head -n 1 '$S/fairness/summary.csv' | grep -q '^algorithm,phase,flows,n_seeds,jain_index_mean,jain_index_sd,jain_index_min,jain_index_max' &&
+	[ \$(wc -l < '$S/fairness/summary.csv') = 4 ] && echo 4 lines"
+check "report.py: RESULTS.md from the seeds' summaries" sh -c "
+	'$PY3' '$TB/report.py' '$S' '$S/docs' >/dev/null &&
+	grep -q '^| cubic | 3 | 100.00 ± 0.00 | 100.0% ± 0.0% | 34993 ± 23435 | .* | 26000 ± 0 +1 never |' '$S/docs/RESULTS.md' &&
+	grep -q '^| cubic | 3 | 100.00 | 100.0% | 14851–60714 |' '$S/docs/RESULTS.md' &&
+	grep -q '^| theta_powertcp | .* | 0.993 ± 0.000 (0.993) |' '$S/docs/RESULTS.md' &&
+	grep -q '^| theta_powertcp | 2 | yes | 0.993 (1, 1) | \*\*no\*\* | 80.0 RTTs (2, 1, 1) |' '$S/docs/RESULTS.md' &&
+	grep -c 'seeds (1, 2' '$S/docs/RESULTS.md'"
+check "summarize_fairness.py: no runs, one line" sh -c "mkdir -p '$S/none/x'
+	! '$PY3' '$TB/summarize_fairness.py' '$S/none' 2>'$S/none.err' &&
+	[ \$(wc -l < '$S/none.err') = 1 ] && cat '$S/none.err'"
+
 # The JSON checks queued above.
 jchecks_run
 
 # --- plot_incast.py ------------------------------------------------------
-# Two algorithms, 0.5 ms samples over 0.5 s, incast at 200 ms, analysed to
-# 400 ms, 100 Mbit/s: a short queue spike for theta_powertcp, a long one
-# and a sawtooth for cubic.
+# Two algorithms, two seeds each (ALG/seed-S, as testbed/run.sh lays them
+# out), 0.5 ms samples over 0.5 s, incast at 200 ms, analysed to 400 ms,
+# 100 Mbit/s: a short queue spike for theta_powertcp, a long one and a
+# sawtooth for cubic.
 PY=${PYTHON:-}
-for p in python3 /usr/bin/python3; do
+for p in /usr/bin/python3 python3; do
 	[ -n "$PY" ] && break
 	"$p" -c 'import matplotlib, numpy' 2>/dev/null && PY=$p
 done
@@ -541,11 +758,13 @@ if [ -z "$PY" ]; then
 	skip "plot_incast.py" "no python3 with matplotlib and numpy"
 else
 	P=$OUT/results
-	for alg in cubic theta_powertcp; do
-		mkdir -p "$P/$alg"
-		awk -v alg=$alg 'BEGIN {
+	for run in cubic/seed-1 cubic/seed-2 theta_powertcp/seed-1 \
+		   theta_powertcp/seed-2; do
+		alg=${run%/*} R=$P/$run
+		mkdir -p "$R"
+		awk -v alg="$alg" -v seed="${run#*seed-}" 'BEGIN {
 			print "time_us,backlog_bytes,backlog_pkts,sent_bytes,sent_pkts,drops,overlimits"
-			srand(1)
+			srand(seed)
 			sent = 0
 			for (t = 0; t <= 500000; t += 500) {
 				u = t - 200000
@@ -560,21 +779,25 @@ else
 				sent += 500 * rate * (0.97 + 0.06 * rand())
 				printf "%d,%d,%d,%d,%d,0,0\n", t, q, q / 1500, sent, sent / 1500
 			}
-		}' >"$P/$alg/qdisc.csv"
+		}' >"$R/qdisc.csv"
 		awk 'BEGIN {
 			print "time_us,flow_id,bytes_total"
 			for (t = 1000; t <= 500000; t += 1000)
 				for (f = 0; f < 4; f++) printf "%d,%d,%d\n", t, f, 3 * t
-		}' >"$P/$alg/goodput.csv"
-		cp "$D1/flows.csv" "$P/$alg/flows.csv"
-		"$A" --qdisc "$P/$alg/qdisc.csv" --goodput "$P/$alg/goodput.csv" \
-			--flows "$P/$alg/flows.csv" --algorithm $alg --link-mbps 100 \
+		}' >"$R/goodput.csv"
+		cp "$D1/flows.csv" "$R/flows.csv"
+		"$A" --qdisc "$R/qdisc.csv" --goodput "$R/goodput.csv" \
+			--flows "$R/flows.csv" --algorithm "$alg" --link-mbps 100 \
 			--incast-us 200000 --end-us 400000 --bdp-bytes 25000 \
-			--json "$P/$alg/summary.json"
+			--json "$R/summary.json"
 	done
-	mkdir -p "$P/notes"		# no qdisc.csv: not an algorithm
-	if "$PY" "$PLOT" --results "$P" --out "$OUT/fig.png" --title "synthetic incast" 2>"$OUT/plot.err"; then
-		ok "plot_incast.py runs"
+	mkdir -p "$P/notes/seed-1"	# no qdisc.csv: not an algorithm
+	# Not an algorithm either: the incast's run without the sampler.
+	mkdir -p "$P/_nosample/theta_powertcp/seed-1"
+	cp "$P/cubic/seed-1/qdisc.csv" "$P/_nosample/theta_powertcp/seed-1/"
+	if "$PY" "$PLOT" --results "$P" --out "$OUT/fig.png" --title "synthetic incast" 2>"$OUT/plot.err" &&
+	   [ ! -s "$OUT/plot.err" ]; then
+		ok "plot_incast.py runs (seed 1 of 2, two algorithms)"
 	else
 		not_ok "plot_incast.py: $(cat "$OUT/plot.err")"
 	fi
