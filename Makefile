@@ -22,6 +22,7 @@
 #   make evolve          the evolution search of powertcp_evo (results/evolve/;
 #                        resumes; TRIALS=N more trials, default 40)
 #   make evolve-rankcheck  short windows vs full-length runs on a sample
+#   make evolve-heldout  fairness (3 seeds) and a 20:1 incast, theta vs evo
 #   make bpf             the BPF struct_ops builds (kmod/bpf/) and their
 #                        loader, userspace-tools/bin/powertcp-bpf, for hosts
 #                        without module support; vmlinux.h from the running
@@ -100,5 +101,12 @@ evolve:
 evolve-rankcheck:
 	/usr/bin/python3 testbed/evolve/rankcheck.py
 
+# The checks the search never sees: fairness over 3 seeds, a 20:1 incast.
+evolve-heldout:
+	bash testbed/run.sh fairness --algorithms theta_powertcp,powertcp_evo \
+		--seeds 3 --out results/heldout/fairness
+	bash testbed/run.sh incast --algorithms theta_powertcp,powertcp_evo \
+		--seeds 2 --out results/heldout/incast20 -- --senders 20
+
 .PHONY: all modules install clean distclean tools unit quick check incast \
-	fairness websearch reproduce evolve evolve-rankcheck
+	fairness websearch reproduce evolve evolve-rankcheck evolve-heldout
