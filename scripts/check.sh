@@ -114,6 +114,13 @@ suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
 	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
 # Host paths given to guest runs (vm-run --share, run.sh --out); one guest.
 suite "vm-run --share and run.sh paths (host)" bash scripts/tests/test_vm_share.sh
+# The BPF struct_ops build, natively: this host's kernel may have BPF but
+# no modules (CI's has), and the tests unload all they load.
+if step "BPF build (make bpf): CO-RE objects and the loader" make bpf; then
+	suite "BPF build natively on $(uname -r)" \
+		bash kmod/bpf/tests/test_bpf.sh userspace-tools/bin/powertcp-bpf
+	HAVE_BPF=1
+fi
 
 for i in "${!RELEASES[@]}"; do
 	k=${VM_KERNELS[$i]} rel=${RELEASES[$i]}
@@ -123,6 +130,10 @@ for i in "${!RELEASES[@]}"; do
 	[ -n "$MODULES" ] && [[ $k == */* ]] && vm+=(--modules "$MODULES")
 	suite "kernel tests in a booted $rel" \
 		"${vm[@]}" -- bash kmod/tests/test_kmod.sh "build/kmod-$rel/kmod"
+	[ -z "${HAVE_BPF:-}" ] ||
+		suite "BPF build and the module side by side in a booted $rel" \
+			"${vm[@]}" -- bash kmod/bpf/tests/test_bpf.sh \
+			userspace-tools/bin/powertcp-bpf "build/kmod-$rel/kmod"
 	suite "testbed tools in a booted $rel" \
 		"${vm[@]}" -- bash userspace-tools/tests/test_tools.sh
 	# Every pipeline test; each takes the modules' directory.
