@@ -30,7 +30,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from tblib import ROOT, analyze_run  # noqa: E402
+from tblib import ROOT  # noqa: E402
+from summarize_incast import analyze as analyze_incast  # noqa: E402
 
 METRICS = ["combined_score", "avg_throughput_mbps", "avg_queue_bytes",
            "p99_queue_bytes", "peak_queue_bytes", "drain_time_us",
@@ -110,15 +111,7 @@ def summarize(out, cases):
     per_case = {}
     for name, *_ in cases:
         run = os.path.join(out, name)
-        s = analyze_run(run, "incast-analyze", lambda p, run=run: [
-            "--qdisc", os.path.join(run, "qdisc.csv"),
-            "--goodput", os.path.join(run, "goodput.csv"),
-            "--flows", os.path.join(run, "flows.csv"),
-            "--algorithm", p["algorithm"],
-            "--link-mbps", str(p["rate_mbit"]),
-            "--incast-us", str(p["pre_us"]),
-            "--end-us", str(p["end_us"]),
-            "--bdp-bytes", str(p["bdp_bytes"])])
+        s = analyze_incast(run)
         per_case[name] = {k: s[k] for k in METRICS}
         per_case[name]["link_fraction"] = (s["avg_throughput_mbps"] /
                                            s["link_rate_mbps"])
