@@ -112,7 +112,7 @@ topology() { # cc
 		burst 15kb limit 300kb || return 1
 	if ! tc -n "$NS_R" qdisc add dev veth_r root netem delay 1ms 2>/dev/null; then
 		# e.g. a host kernel without sch_netem: τ stands in for the delay
-		echo "# no netem here: no 1 ms path delay, base_rtt_us=1000 instead"
+		echo "no netem here: no 1 ms path delay, base_rtt_us=1000 instead"
 		pt set "$1" base_rtt_us=1000 || return 1
 	fi
 	ip netns exec "$NS_R" "$PY" "$TMP/conn.py" sink $PORT_SINK \
