@@ -112,7 +112,7 @@ topology() { # cc
 		burst 15kb limit 300kb || return 1
 	if ! tc -n "$NS_R" qdisc add dev veth_r root netem delay 1ms 2>/dev/null; then
 		# e.g. a host kernel without sch_netem: τ stands in for the delay
-		echo "# no netem here: no 1 ms path delay, base_rtt_us=1000 instead"
+		echo "no netem here: no 1 ms path delay, base_rtt_us=1000 instead"
 		pt set "$1" base_rtt_us=1000 || return 1
 	fi
 	ip netns exec "$NS_R" "$PY" "$TMP/conn.py" sink $PORT_SINK \
@@ -246,12 +246,12 @@ route_selects() { # cc
 
 # Throughput of one iperf3 run of 6 s (after 2 s omitted) with CC, bit/s.
 iperf_bps() { # cc
-	local json port=$((5201 + RANDOM % 100))
+	local json port=$((5201 + RANDOM % 90))	# below PORT_SINK
 	ip netns exec "$NS_R" iperf3 -s -1 -D -B $ADDR_R -p $port \
 		-I "$TMP/iperf-$port.pid" --logfile "$TMP/iperf3-srv.log" || return 1
 	sleep 0.5
-	json=$(ip netns exec "$NS_S" iperf3 -c $ADDR_R -p $port -C "$1" \
-		-t 6 -O 2 -J) || { echo "$json" | tail -n 5 >&2; return 1; }
+	json=$(ip netns exec "$NS_S" timeout 120 iperf3 -c $ADDR_R -p $port \
+		-C "$1" -t 6 -O 2 -J) || { echo "$json" | tail -n 5 >&2; return 1; }
 	echo "$json" | grep -q "\"$1\"" ||
 		{ echo "iperf3 did not report $1" >&2; return 1; }
 	echo "$json" | "$PY" -c '
