@@ -15,13 +15,15 @@ sys.exit(not (h["checked"] is True and h["ok"] is True))
 PY
 }
 
-# bad_arg COMMAND...: COMMAND exits 2 with exactly one line on stderr
-# (printed).
-bad_arg() {
-	local err rc=0
+# one_line_error WANT COMMAND...: COMMAND exits with status WANT (any
+# non-zero one for "any") and exactly one line on stderr (printed).
+one_line_error() {
+	local want=$1 err rc=0
+	shift
 	err=$(mktemp)
 	"$@" 2> "$err" > /dev/null || rc=$?
-	if [ "$rc" -eq 2 ] && [ "$(wc -l < "$err")" -eq 1 ]; then
+	if [ "$rc" -ne 0 ] && { [ "$want" = any ] || [ "$rc" -eq "$want" ]; } &&
+	   [ "$(wc -l < "$err")" -eq 1 ]; then
 		cat "$err"
 		rm -f "$err"
 		return 0
@@ -31,20 +33,14 @@ bad_arg() {
 	return 1
 }
 
-# refused COMMAND...: COMMAND fails (any non-zero exit) with exactly one
-# line on stderr (printed).
+# bad_arg COMMAND...: a usage error, exit 2 with one line on stderr.
+bad_arg() {
+	one_line_error 2 "$@"
+}
+
+# refused COMMAND...: any failure with one line on stderr.
 refused() {
-	local err rc=0
-	err=$(mktemp)
-	"$@" 2> "$err" > /dev/null || rc=$?
-	if [ "$rc" -ne 0 ] && [ "$(wc -l < "$err")" -eq 1 ]; then
-		cat "$err"
-		rm -f "$err"
-		return 0
-	fi
-	echo "exit $rc, stderr: $(head -c 400 "$err")"
-	rm -f "$err"
-	return 1
+	one_line_error any "$@"
 }
 
 # summary_fields [--rows KEY] SUMMARY_JSON ROWS FIELD...: every row of a
