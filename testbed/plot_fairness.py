@@ -24,30 +24,20 @@ testbed/algorithms.tsv, then others.
 import argparse
 import json
 import os
-import re
 import sys
 
-from plotlib import label, order_key, read_csv
+from plotlib import label, read_csv, seeded_dirs, seeds_of
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 from matplotlib.transforms import offset_copy  # noqa: E402
 import numpy as np
 PROG = "plot_fairness.py"
+# What a seed-S/ run directory must hold to be drawn.
+RUN_FILES = ("goodput.csv", "params.json")
 
 
 def fail(msg):
     print(f"{PROG}: {msg}", file=sys.stderr)
     sys.exit(1)
-
-
-def seeds_of(path):
-    """The seeds S of PATH/seed-S/ with goodput.csv and params.json."""
-    out = []
-    for s in os.listdir(path) if os.path.isdir(path) else []:
-        m = re.fullmatch(r"seed-([0-9]+)", s)
-        if m and all(os.path.isfile(os.path.join(path, s, f))
-                     for f in ("goodput.csv", "params.json")):
-            out.append(int(m.group(1)))
-    return sorted(out)
 
 
 def jains(path):
@@ -61,17 +51,10 @@ def jains(path):
 
 
 def load(results, seed):
-    dirs = [d for d in sorted(os.listdir(results))
-            if not d.startswith("_") and
-            seeds_of(os.path.join(results, d))]
-    dirs.sort(key=order_key)
-    every = sorted({s for d in dirs for s in
-                    seeds_of(os.path.join(results, d))})
-    if seed is None and every:
-        seed = every[0]
+    dirs, seed, every = seeded_dirs(results, RUN_FILES, seed)
     algs = []
     for d in dirs:
-        have = seeds_of(os.path.join(results, d))
+        have = seeds_of(os.path.join(results, d), RUN_FILES)
         if seed not in have:
             print(f"{PROG}: {d}: no seed-{seed}, left out", file=sys.stderr)
             continue

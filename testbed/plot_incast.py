@@ -19,28 +19,19 @@ algorithms on one axes, seed S bold and every other seed thin.
 import argparse
 import json
 import os
-import re
 import sys
 
-from plotlib import label, order_key, read_csv, style
+from plotlib import label, read_csv, seeded_dirs, seeds_of, style
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 import numpy as np
 PROG = "plot_incast.py"
+# What a seed-S/ run directory must hold to be drawn.
+RUN_FILES = ("qdisc.csv",)
 
 
 def fail(msg):
     print(f"{PROG}: {msg}", file=sys.stderr)
     sys.exit(1)
-
-
-def seeds_of(path):
-    """The seeds S of PATH/seed-S/qdisc.csv, sorted."""
-    out = []
-    for s in os.listdir(path) if os.path.isdir(path) else []:
-        m = re.fullmatch(r"seed-([0-9]+)", s)
-        if m and os.path.isfile(os.path.join(path, s, "qdisc.csv")):
-            out.append(int(m.group(1)))
-    return sorted(out)
 
 
 def load_run(path, d, t0_arg):
@@ -67,18 +58,11 @@ def load(results, t0_arg, seed):
     registry's order (testbed/algorithms.tsv): seed @seed (default: the
     lowest of any algorithm) and, in "others", every other seed. Returns
     (algorithms, the seed, every seed)."""
-    dirs = [d for d in sorted(os.listdir(results))
-            if not d.startswith("_") and
-            seeds_of(os.path.join(results, d))]
-    dirs.sort(key=order_key)
-    every = sorted({s for d in dirs for s in
-                    seeds_of(os.path.join(results, d))})
-    if seed is None and every:
-        seed = every[0]
+    dirs, seed, every = seeded_dirs(results, RUN_FILES, seed)
     algs = []
     for d in dirs:
         path = os.path.join(results, d)
-        have = seeds_of(path)
+        have = seeds_of(path, RUN_FILES)
         if seed not in have:
             print(f"{PROG}: {d}: no seed-{seed}, left out", file=sys.stderr)
             continue

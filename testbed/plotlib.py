@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared pieces of the testbed's plot_*.py scripts (matplotlib, Agg)."""
 import os
+import re
 import sys
 import warnings
 
@@ -25,3 +26,29 @@ def read_csv(path):
                  % (os.path.basename(sys.argv[0]), path, rows.shape[1],
                     len(names)))
     return {n: rows[:, i] for i, n in enumerate(names)}
+
+
+def seeds_of(path, files):
+    """The seeds S of PATH/seed-S/ that hold every one of @files, sorted."""
+    out = []
+    for s in os.listdir(path) if os.path.isdir(path) else []:
+        m = re.fullmatch(r"seed-([0-9]+)", s)
+        if m and all(os.path.isfile(os.path.join(path, s, f))
+                     for f in files):
+            out.append(int(m.group(1)))
+    return sorted(out)
+
+
+def seeded_dirs(results, files, seed):
+    """The algorithm directories under @results with seed-S/ runs holding
+    @files, in the registry's order (testbed/algorithms.tsv); the seed to
+    draw (@seed, or the lowest of any algorithm); and every seed."""
+    dirs = [d for d in sorted(os.listdir(results))
+            if not d.startswith("_") and
+            seeds_of(os.path.join(results, d), files)]
+    dirs.sort(key=order_key)
+    every = sorted({s for d in dirs for s in
+                    seeds_of(os.path.join(results, d), files)})
+    if seed is None and every:
+        seed = every[0]
+    return dirs, seed, every
