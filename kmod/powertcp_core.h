@@ -145,6 +145,17 @@ static inline u64 pt_clamp(u64 v, u64 lo, u64 hi)
 	return pt_min(pt_max(v, lo), hi);
 }
 
+/*
+ * Is τ known? With an automatic τ (base_rtt_us = 0) it is not until the
+ * flow's first RTT sample; pt_tau_ns() then returns its 1 µs floor, which
+ * the mapping below must not divide by.
+ */
+static inline int pt_tau_known(const struct pt_params *p,
+			       const struct pt_flow *f)
+{
+	return p->base_rtt_us || f->min_rtt_us;
+}
+
 /* τ in ns for this flow: the configured base RTT, or the flow's min RTT. */
 static inline u64 pt_tau_ns(const struct pt_params *p, const struct pt_flow *f)
 {
@@ -385,6 +396,8 @@ static inline int pt_reference_due(const struct pt_flow *f,
 /*
  * snd_cwnd in whole packets (see above), at least @min_pkts. The ratio
  * max(srtt, τ)/τ is Q10 and capped at 1024 (2^20), so W * ratio < 2^62.
+ * With τ not known yet (automatic τ, no sample) the ratio is 1: snd_cwnd
+ * is W, the kernel's initial window that pt_flow_init() took.
  */
 static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 			       const struct pt_params *p, u64 srtt_us,
@@ -392,9 +405,13 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 {
 	u64 tau = pt_tau_ns(p, f);
 	u64 srtt = pt_min(srtt_us, PT_TIME_MAX_NS / 1000) * 1000;
-	u64 ratio = pt_min(div64_u64(pt_max(srtt, tau) << 10, tau), 1 << 20);
-	u64 pkts = ((f->wnd * ratio >> 10) + PT_WND_ONE - 1) >> PT_WND_SHIFT;
+	u64 ratio = 1 << 10;
+	u64 pkts;
 
+	if (pt_tau_known(p, f))
+		ratio = pt_min(div64_u64(pt_max(srtt, tau) << 10, tau),
+			       1 << 20);
+	pkts = ((f->wnd * ratio >> 10) + PT_WND_ONE - 1) >> PT_WND_SHIFT;
 	return (u32)pt_clamp(pkts, min_pkts, 0xffffffffULL);
 }
 
@@ -403,6 +420,8 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
  * bytes = wnd * mss < 2^58 (Q10). rate = bytes * 10^9 / τ is computed as
  * q * 10^9 + r * 10^9 / τ with q, r = divmod(bytes, τ): τ <= 2^34 keeps
  * r * 10^9 < 2^64, and q >= 2^34 means a rate far above any line rate.
+ * With τ not known yet the window has no rate: the line rate (snd_cwnd,
+ * the initial window, limits the flight until the first sample).
  */
 static inline u64 pt_pacing_rate(const struct pt_flow *f,
 				 const struct pt_params *p, u32 mss)
@@ -414,7 +433,7 @@ static inline u64 pt_pacing_rate(const struct pt_flow *f,
 	u64 r = bytes_q - q * tau;
 	u64 rate_q;
 
-	if (q >= (1ULL << 34))
+	if (q >= (1ULL << 34) || !pt_tau_known(p, f))
 		return line;
 	rate_q = q * 1000000000 + div64_u64(r * 1000000000, tau);
 	return pt_min(rate_q >> PT_WND_SHIFT, line);

@@ -304,6 +304,31 @@ static void test_cwnd_over_srtt(void)
 }
 
 /*
+ * Automatic τ (base_rtt_us = 0) before the first RTT sample: τ is unknown,
+ * so snd_cwnd is the initial window itself, not W * srtt / (1 µs floor),
+ * and pacing does not limit below the line rate. After one sample the
+ * ratio srtt/τ applies as usual.
+ */
+static void test_auto_tau_before_sample(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+
+	p.base_rtt_us = 0;
+	pt_flow_init(&f, &p, 10, MSS, 0);
+	CHECK(pt_cwnd_pkts(&f, &p, 5000, PT_CWND_MIN) == 10,
+	      "no sample, srtt 5 ms: cwnd %u, want the initial 10",
+	      pt_cwnd_pkts(&f, &p, 5000, PT_CWND_MIN));
+	CHECK(pt_sk_pacing_rate(&f, &p, MSS) ==
+	      (u64)p.line_rate_mbps * 125000, "no sample: pacing %llu",
+	      (unsigned long long)pt_sk_pacing_rate(&f, &p, MSS));
+	f.min_rtt_us = 2500;
+	CHECK(pt_cwnd_pkts(&f, &p, 5000, PT_CWND_MIN) == 20,
+	      "after a sample, srtt = 2 tau: cwnd %u, want 20",
+	      pt_cwnd_pkts(&f, &p, 5000, PT_CWND_MIN));
+}
+
+/*
  * The module's mapping: a quarter-packet window keeps snd_cwnd at the
  * one-packet floor, and sk_pacing_rate is 5/4 of the law's rate W/τ (so
  * the window binds), capped at the line rate.
@@ -505,6 +530,7 @@ static const struct {
 	{ "closed loop settles at the analytic fixed point", test_equilibrium },
 	{ "snd_cwnd = W * max(srtt, tau) / tau", test_cwnd_over_srtt },
 	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },
+	{ "mapping: automatic tau before the first sample", test_auto_tau_before_sample },
 	{ "extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
 	  test_extremes },
 	{ "random inputs match 128-bit arithmetic", test_random_against_exact },
