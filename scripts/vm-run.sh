@@ -223,6 +223,11 @@ fi
 for d in proc sys dev; do mount --move /$d /newroot/$d; done
 cd /newroot
 mkdir -p dev/pts dev/shm
+# What udev would make: process substitution needs /dev/fd.
+ln -sf /proc/self/fd dev/fd
+ln -sf /proc/self/fd/0 dev/stdin
+ln -sf /proc/self/fd/1 dev/stdout
+ln -sf /proc/self/fd/2 dev/stderr
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts dev/pts
 mount -t tmpfs -o mode=1777 tmpfs dev/shm
 mount -t tmpfs -o mode=1777 tmpfs tmp

@@ -33,9 +33,15 @@ usage: testbed/run.sh incast|fairness|websearch [options]
   --jobs N            guests at a time (default 2)
   --out DIR           results (default results/EXPERIMENT in the repository;
                       a relative DIR is relative to the current directory)
-  --native            run on this host's kernel instead, which must be able
-                      to load modules (built against /lib/modules/\$(uname
-                      -r)/build)
+  --native            run on this host's kernel instead of a guest, one
+                      run at a time (the runs share the host's namespaces),
+                      without -icount: results depend on the host's load.
+                      Our modules are built against /lib/modules/\$(uname
+                      -r)/build; a kernel without module support gets the
+                      BPF build (--bpf) by itself. The kernel needs netem,
+                      tbf (and red for dctcp) and every algorithm asked for
+  --bpf               our algorithms from the BPF struct_ops build (make
+                      bpf) instead of the modules, in the guest or natively
   --dry-run           check the arguments and paths, print each guest's
                       command, run nothing
 
@@ -77,7 +83,7 @@ incast|fairness|websearch) ;;
 *) bad "usage: testbed/run.sh incast|fairness|websearch [options] (see --help)" ;;
 esac
 ALGS=$(tb_reg_names "$EXP" | paste -sd, -)
-KERNEL=6.1 JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG=''
+KERNEL=6.1 JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG='' BPF=0
 ARGS=("$EXP" "$@")
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -88,6 +94,7 @@ while [ $# -gt 0 ]; do
 	--jobs) [[ ${2:-} =~ ^[1-8]$ ]] || bad "--jobs: 1 to 8"; JOBS=$2; shift ;;
 	--out) [ -n "${2:-}" ] || bad "--out needs a value"; OUT=$2; shift ;;
 	--native) NATIVE=1 ;;
+	--bpf) BPF=1 ;;
 	--dry-run) DRY=1 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -142,6 +149,42 @@ share() { # directory
 	[[ " ${SHARES[*]} " == *" --share $d "* ]] || SHARES+=(--share "$d")
 }
 
+# --native: the host kernel must have what the experiments use, each
+# missing piece named in one line before anything runs.
+native_check() {
+	local ns=tb_probe$$ q need=(netem tbf) n
+	for n in "${names[@]}"; do
+		[ "$(tb_ecn_k "$n" 1)" = 0 ] || need+=(red)
+	done
+	ip netns add "$ns" 2>/dev/null || bad "--native: cannot create a" \
+		"network namespace (CONFIG_NET_NS, ip from iproute2)"
+	for q in "${need[@]}"; do
+		modprobe -q "sch_$q" 2>/dev/null || true
+		case $q in
+		netem) tc -n "$ns" qdisc add dev lo root netem delay 1ms ;;
+		tbf) tc -n "$ns" qdisc add dev lo root tbf rate 1mbit \
+			burst 1540 limit 3000 ;;
+		red) tc -n "$ns" qdisc add dev lo root red limit 400000 \
+			min 30000 max 30001 avpkt 1500 burst 21 ecn \
+			bandwidth 100mbit probability 1 ;;
+		esac 2>/dev/null || { ip netns del "$ns"; bad "--native:" \
+			"$(uname -r) has no sch_$q (CONFIG_NET_SCH_${q^^}), which" \
+			"the testbed needs"; }
+		tc -n "$ns" qdisc del dev lo root 2>/dev/null
+	done
+	ip netns del "$ns"
+	for n in "${SPECS[@]}"; do
+		[ -e /proc/modules ] || [[ $n != *=*.ko* ]] || bad "--native:" \
+			"$(uname -r) cannot load modules: ${n%%=*} from a .ko cannot run"
+	done
+	for n in "${names[@]}"; do
+		[ "$(tb_reg "$n" load)" = kmod ] && continue
+		tb_cc_available "$n" || modinfo "tcp_$n" >/dev/null 2>&1 ||
+			bad "--native: $(uname -r) has no congestion control" \
+				"$n (neither built in nor a module tcp_$n)"
+	done
+}
+
 # The results directory, relative to the caller's directory, created and
 # writable before anything starts.
 if [ -z "$OUT" ]; then
@@ -182,6 +225,15 @@ for s in "${specs[@]}"; do
 	SPECS+=("$s")
 done
 
+if [ "$NATIVE" = 1 ]; then
+	JOBS=1
+	if [ "$BPF" = 0 ] && [ ! -e /proc/modules ]; then
+		echo "== $(uname -r) cannot load modules: our algorithms from" \
+			"the BPF build (--bpf)"
+		BPF=1
+	fi
+	[ "$DRY" = 1 ] || native_check
+fi
 if [ "$DRY" = 1 ]; then
 	REL=REL
 else
@@ -199,8 +251,13 @@ else
 		esac
 		KDIR=/usr/src/linux-headers-$REL
 	fi
-	echo "== build modules for $REL and the tools"
-	scripts/build-kmod.sh "$KDIR" "build/kmod-$REL" >/dev/null
+	if [ "$BPF" = 1 ]; then
+		echo "== build the BPF programs, their loader and the tools"
+		make -s bpf >/dev/null || bad "make bpf failed (see its output)"
+	else
+		echo "== build modules for $REL and the tools"
+		scripts/build-kmod.sh "$KDIR" "build/kmod-$REL" >/dev/null
+	fi
 	make -s -C userspace-tools
 fi
 
@@ -223,6 +280,7 @@ done
 command_of() { # spec out seed -> CMD
 	CMD=(bash "testbed/$EXP.sh" --cc "$1" --out "$2"
 	     --kmod-dir "build/kmod-$REL/kmod" ${3:+--seed "$3"} "${EXTRA[@]}")
+	[ "$BPF" = 0 ] || CMD+=(--bpf)
 	[ "$NATIVE" = 1 ] ||
 		CMD=(scripts/vm-run.sh --kernel "$KERNEL" --icount "${SHARES[@]}" -- "${CMD[@]}")
 }
@@ -250,13 +308,13 @@ if [ "$DRY" = 1 ]; then
 	exit 0
 fi
 
-python3 - "$OUT/run.json" "$REL" "$NATIVE" "$(git rev-parse HEAD 2>/dev/null || true)" \
+python3 - "$OUT/run.json" "$REL" "$NATIVE" "$BPF" "$(git rev-parse HEAD 2>/dev/null || true)" \
 	"$(git diff --quiet HEAD 2>/dev/null && echo 0 || echo 1)" \
 	"${SEEDS[*]}" "${ARGS[@]}" <<'PY'
 import json, sys, time
-out, rel, native, commit, dirty, seeds, *args = sys.argv[1:]
+out, rel, native, bpf, commit, dirty, seeds, *args = sys.argv[1:]
 r = {"command": ["testbed/run.sh"] + args, "kernel": rel,
-     "native": native == "1", "icount": native != "1",
+     "native": native == "1", "icount": native != "1", "bpf": bpf == "1",
      "commit": commit or None, "modified": dirty == "1",
      "date": time.strftime("%Y-%m-%d")}
 if seeds:

@@ -195,6 +195,12 @@ tb_load_error() {
 tb_load_cc() {
 	local ko=$TB_CC_KO mod='' p n args=() id1 id2 err n0
 
+	TB_CC_BPF=''
+	if [ "$TB_BPF" = 1 ] && [ -z "$ko" ] &&
+	   [ "$(tb_reg "$TB_CC" load)" = kmod ]; then
+		tb_load_bpf
+		return
+	fi
 	if [ -z "$ko" ] && [ "$(tb_reg "$TB_CC" load)" = kmod ]; then
 		ko=$KMOD_DIR/tcp_$TB_CC.ko
 		[ -f "$ko" ] || tb_die "$ko missing (scripts/build-kmod.sh)"
@@ -260,10 +266,43 @@ tb_load_cc() {
 	TB_CC_MODULE=$mod
 }
 
+# tb_load_bpf: with --bpf, TB_CC (one of our algorithms) from the BPF
+# struct_ops build instead of the module: registered by the loader
+# (userspace-tools/bin/powertcp-bpf, make bpf) if it is not yet, its
+# parameters set as tb_load_cc sets a module's, and read back. Sets
+# TB_CC_BPF (the loader) and clears TB_CC_MODULE and TB_CC_FILE.
+tb_load_bpf() {
+	local bin=$TB_ROOT/userspace-tools/bin/powertcp-bpf n p args=() err
+
+	[ -x "$bin" ] || tb_die "--bpf: no loader $bin (make bpf)"
+	[ ! -d "/sys/module/tcp_$TB_CC" ] || tb_die "--bpf: the module" \
+		"tcp_$TB_CC is loaded and registers $TB_CC: rmmod tcp_$TB_CC first"
+	for n in base_rtt_us="$TAU_US" line_rate_mbps="$RATE_MBIT"; do
+		[[ " ${TB_CC_PARAMS[*]} " == *" ${n%%=*}="* ]] || args+=("$n")
+	done
+	args+=("${TB_CC_PARAMS[@]}")
+	if "$bin" get "$TB_CC" gamma >/dev/null 2>&1; then
+		err=$("$bin" set "$TB_CC" "${args[@]}" 2>&1) ||
+			tb_die "--bpf: ${err//$'\n'/ }"
+	else
+		err=$("$bin" load "$TB_CC" "${args[@]}" 2>&1) ||
+			tb_die "--bpf: ${err//$'\n'/ }"
+	fi
+	tb_cc_available "$TB_CC" || tb_die "--bpf: $TB_CC is not registered" \
+		"after 'powertcp-bpf load'"
+	for p in "${args[@]}"; do
+		tb_same "${p#*=}" "$("$bin" get "$TB_CC" "${p%%=*}")" ||
+			tb_die "--bpf: $TB_CC has ${p%%=*}=$("$bin" get "$TB_CC" \
+				"${p%%=*}"), not ${p#*=}"
+	done
+	TB_CC_BPF=$bin TB_CC_MODULE='' TB_CC_FILE=''
+}
+
 # --- the common options ----------------------------------------------------
 
 CC='' CC_SPEC='' OUT='' RTT_US='' TAU_US='' BUFFER_BYTES=4000000 MTU=1500
 SEED=1 ECN_K_BYTES=30000 SAMPLE=1 HEADROOM=1 KMOD_DIR='' TRACE=0 JITTER_US=
+TB_BPF=0
 TB_NO_OPTS=''	# common options an experiment does not take
 
 # tb_usage_common: the help of the common options. Uses RATE_MBIT (the
@@ -303,6 +342,9 @@ USAGE
                       theta_powertcp's powertcp_step) to DIR/trace.txt
   --kmod-dir D        where tcp_theta_powertcp.ko etc. are
                       (default build/kmod-\$(uname -r)/kmod)
+  --bpf               our algorithms from the BPF struct_ops build
+                      (make bpf; userspace-tools/bin/powertcp-bpf) instead
+                      of the modules, for kernels that cannot load modules
   -h, --help          this help
 USAGE
 }
@@ -337,6 +379,7 @@ tb_parse_args() {
 		--no-headroom) HEADROOM=0 ;;
 		--trace) TRACE=1 ;;
 		--kmod-dir) tb_val "$1" "${2:-}"; KMOD_DIR=$2; shift ;;
+		--bpf) TB_BPF=1 ;;
 		-h|--help) usage; exit 0 ;;
 		*) tb_die "unknown argument '$1' (see --help)" ;;
 		esac
@@ -484,6 +527,7 @@ tb_write_params() {
 	python3 "$TB_ROOT/testbed/lib/params.py" write --out "$1" \
 		--experiment "$TB_PROG" --algorithm "$CC" --spec "$CC_SPEC" \
 		--module "${TB_CC_MODULE:-}" --file "${TB_CC_FILE:-}" \
+		--bpf "${TB_CC_BPF:-}" \
 		--set "${TB_CC_PARAMS[*]}" -- "${all[@]}" ||
 		tb_die "cannot write $1"
 }

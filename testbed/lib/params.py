@@ -3,7 +3,8 @@
 """The one params.json writer of the testbed's experiments (lib/common.sh).
 
     params.py write --out FILE --experiment E --algorithm NAME --spec SPEC
-              [--module MOD] [--file KO] [--set "P=V P=V"] -- KEY=VALUE...
+              [--module MOD] [--file KO] [--bpf LOADER] [--set "P=V P=V"]
+              -- KEY=VALUE...
     params.py build-id MODULE|FILE.ko
 
 write: FILE gets one JSON object, the same schema for every experiment:
@@ -14,6 +15,10 @@ write: FILE gets one JSON object, the same schema for every experiment:
         file), build_id (GNU build id of the loaded module), srcversion,
         params (every parameter in force, read back from
         /sys/module/MOD/parameters), params_set (those --cc set)},
+    bpf: null, or for the BPF struct_ops build (--bpf of the experiments)
+        {loader (the powertcp-bpf that holds the BPF objects), sha256 (of
+        it), params (in force, read back with 'LOADER get ALGORITHM'),
+        params_set},
     then each KEY=VALUE in order: VALUE "bool:0|1" is a boolean,
     "json:TEXT" raw JSON, an integer or decimal a number, else a string.
 
@@ -26,6 +31,7 @@ import os
 import platform
 import re
 import struct
+import subprocess
 import sys
 
 NT_GNU_BUILD_ID = 3
@@ -122,6 +128,20 @@ def module_info(mod, path, params_set):
     return m
 
 
+def bpf_info(loader, algorithm, params_set):
+    if not loader:
+        return None
+    out = subprocess.run([loader, "get", algorithm], capture_output=True,
+                         text=True, check=True).stdout
+    with open(loader, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+    return {"loader": loader, "sha256": sha,
+            "params": {k: value(v) for k, v in
+                       (ln.split("=", 1) for ln in out.split() if "=" in ln)},
+            "params_set": {k: value(v) for k, v in
+                           (p.split("=", 1) for p in params_set.split())}}
+
+
 def parse_pair(kv):
     k, _, v = kv.partition("=")
     if not k:
@@ -154,13 +174,15 @@ def main():
     ap.add_argument("--spec", required=True)
     ap.add_argument("--module", default="")
     ap.add_argument("--file", default="")
+    ap.add_argument("--bpf", default="")
     ap.add_argument("--set", default="")
     argv = sys.argv[1:]
     pairs = argv[argv.index("--") + 1:] if "--" in argv else []
     a = ap.parse_args(argv[:len(argv) - len(pairs) - (1 if pairs else 0)])
     p = {"experiment": a.experiment, "algorithm": a.algorithm,
          "algorithm_spec": a.spec, "kernel": platform.release(),
-         "module": module_info(a.module, a.file, a.set)}
+         "module": module_info(a.module, a.file, a.set),
+         "bpf": bpf_info(a.bpf, a.algorithm, a.set)}
     for kv in pairs:
         k, v = parse_pair(kv)
         if k in p:

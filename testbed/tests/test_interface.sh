@@ -152,6 +152,69 @@ os.execvp(sys.argv[1], sys.argv[1:])' bash "$ROOT/testbed/incast.sh" \
 	[ "$rc" -ge 128 ]
 }
 
+# The BPF build through the same interface (--bpf), and run.sh --native
+# with it, as on a host that cannot load modules.
+BPF_BIN=$ROOT/userspace-tools/bin/powertcp-bpf
+
+# bpf_params DIR: params.json records the BPF build, not a module, with
+# the experiment's tau and rate and the spec's gamma in force.
+bpf_params() {
+	python3 - "$1/params.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+b, errs = p.get("bpf") or {}, []
+par = b.get("params", {})
+if p["module"] is not None:
+    errs.append("module %r" % p["module"])
+if not b.get("loader", "").endswith("/powertcp-bpf") or len(b.get("sha256", "")) != 64:
+    errs.append("loader %r" % b.get("loader"))
+if par.get("base_rtt_us") != p["tau_us"] or par.get("line_rate_mbps") != p["rate_mbit"]:
+    errs.append("tau/rate %r %r" % (par.get("base_rtt_us"), par.get("line_rate_mbps")))
+if par.get("gamma") != 800 or b.get("params_set") != {"gamma": 800}:
+    errs.append("gamma %r, set %r" % (par.get("gamma"), b.get("params_set")))
+print("BPF: gamma %s, base_rtt_us %s, %d parameters recorded" % (
+    par.get("gamma"), par.get("base_rtt_us"), len(par)))
+sys.exit("; ".join(errs) if errs else 0)
+PY
+}
+
+bpf_gamma_is() { # value
+	local v
+	v=$("$BPF_BIN" get theta_powertcp gamma)
+	echo "gamma=$v"
+	[ "$v" = "$1" ]
+}
+
+# native_bpf: testbed/run.sh --native --bpf, one short incast; its
+# summary and run.json.
+native_bpf() {
+	bash "$ROOT/testbed/run.sh" incast --native --bpf \
+		--algorithms powertcp_evo --out "$OUT/native" -- "${SHORT[@]}" \
+		> "$OUT/native.log" 2>&1 || { tail -n 3 "$OUT/native.log"; return 1; }
+	python3 - "$OUT/native" <<'PY'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/run.json"))
+s = json.load(open(d + "/summary.json"))
+p = json.load(open(d + "/powertcp_evo/seed-1/params.json"))
+algs = [a["algorithm"] for a in s["algorithms"]]
+ok = r["native"] and r["bpf"] and not r["icount"] and algs == ["powertcp_evo"] \
+    and p["bpf"] is not None and p["module"] is None
+print("run.json native %s bpf %s, summary of %s" % (r["native"], r["bpf"], algs))
+sys.exit(not ok)
+PY
+}
+
+# bpf_unload: both BPF algorithms unregistered, nothing of ours left.
+bpf_unload() {
+	local a
+	for a in theta_powertcp powertcp_evo; do
+		"$BPF_BIN" unload "$a" > /dev/null 2>&1 || true
+	done
+	! grep -qwE 'theta_powertcp|powertcp_evo' \
+		/proc/sys/net/ipv4/tcp_available_congestion_control
+}
+
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -186,6 +249,21 @@ check "our module: an out-of-range gamma is refused in one line" \
 	refused incast theta_powertcp=:gamma=5000 "$OUT/refused"
 check "a congestion control the kernel lacks: refused in one line" \
 	refused incast no_such_cc "$OUT/refused"
+if [ -x "$BPF_BIN" ]; then
+	check "--bpf while our module is loaded: refused in one line" \
+		refused incast theta_powertcp "$OUT/refused" --bpf
+	check "rmmod our module, for its BPF build" rmmod tcp_theta_powertcp
+	check "--bpf: theta_powertcp=:gamma=800 from the BPF build" \
+		incast theta_powertcp=:gamma=800 "$OUT/bpf" --bpf
+	check "--bpf: params.json records the BPF build" bpf_params "$OUT/bpf"
+	check "--bpf: an out-of-range gamma is refused in one line" \
+		refused incast theta_powertcp=:gamma=5000 "$OUT/refused" --bpf
+	check "the refused value did not take" bpf_gamma_is 800
+	check "run.sh --native --bpf: a short incast, summarized" native_bpf
+	check "the BPF builds unload, nothing of ours registered" bpf_unload
+else
+	skip "the BPF build through --bpf" "no $BPF_BIN (make bpf)"
+fi
 check "SIGTERM midway: no namespace, no traffic left" kill_midway TERM
 check "SIGINT midway: no namespace, no traffic left" kill_midway INT
 
