@@ -16,10 +16,9 @@
 # and each build's spread over them, the yardstick of the difference: runs
 # of one build differ too, from boot to boot and seed to seed. KMOD_DIR
 # holds the modules built for the running kernel; userspace-tools must be
-# built (make tools bpf). testbed/incast.sh loads our modules itself, with τ and
-# the line rate as insmod parameters, unless they are registered already;
-# for the BPF build an insmod on PATH takes those parameters to
-# 'powertcp-bpf set' instead, so that testbed/ runs unchanged.
+# built (make tools bpf). The module runs load our module (testbed/incast.sh
+# does, with tau and the line rate as insmod parameters), the BPF runs use
+# incast.sh --bpf, which sets the same parameters with powertcp-bpf.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -30,9 +29,6 @@ SEEDS=${SEEDS:-1 2 3}	# each with both builds
 ALGS=${ALGS:-theta_powertcp powertcp_evo}
 BIN=$ROOT/userspace-tools/bin/powertcp-bpf
 TOOLS=$ROOT/userspace-tools/bin
-INSMOD=$(command -v insmod)
-SHIM=$(mktemp -d /tmp/compare_incast.XXXXXX)
-trap 'rm -rf "$SHIM"' EXIT
 
 if [ ! -x "$BIN" ] || [ ! -x "$TOOLS/tcpflows" ] ||
    [ ! -x "$TOOLS/incast-analyze" ]; then
@@ -42,24 +38,9 @@ fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
-cat > "$SHIM/insmod" <<EOF
-#!/bin/bash
-# insmod DIR/tcp_NAME.ko PARAM=VALUE...: the BPF build of NAME is loaded;
-# set its parameters instead.
-case \${1##*/} in
-tcp_theta_powertcp.ko|tcp_powertcp_evo.ko)
-	name=\${1##*/tcp_}
-	shift
-	exec "$BIN" set "\${name%.ko}" "\$@" ;;
-esac
-exec "$INSMOD" "\$@"
-EOF
-chmod +x "$SHIM/insmod"
-
 # incast-analyze on one run; its JSON in RUN/summary.json.
 analyze() { # run
 	local args
-	# (no process substitution: the guest has no /dev/fd)
 	mapfile -t args <<< "$(python3 - "$1/params.json" <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -85,11 +66,8 @@ for cc in $ALGS; do
 		analyze "$run-module"
 
 		echo "# $cc, seed $seed: BPF build"
-		"$BIN" load "$cc"
-		PATH=$SHIM:$PATH bash "$ROOT/testbed/incast.sh" --cc "$cc" \
-			--out "$run-bpf" --kmod-dir "$KMOD" --no-headroom \
-			--seed "$seed" "$@"
-		"$BIN" get "$cc" > "$run-bpf/params_in_force.txt"
+		bash "$ROOT/testbed/incast.sh" --cc "$cc" --out "$run-bpf" \
+			--bpf --no-headroom --seed "$seed" "$@"
 		"$BIN" unload "$cc"
 		analyze "$run-bpf"
 	done
