@@ -31,6 +31,10 @@ usage: testbed/run.sh incast|fairness|websearch [options]
                       of the experiment). The web search takes its seed as
                       -- --seed S
   --jobs N            guests at a time (default 2)
+  --timeout SEC       stop a guest after SEC s of wall time (default 1200;
+                      websearch 7200: a run costs ~0.7 s of wall time a
+                      flow in an idle host's guest, several times that on a
+                      busy one)
   --out DIR           results (default results/EXPERIMENT in the repository;
                       a relative DIR is relative to the current directory)
   --native            run on this host's kernel instead of a guest, one
@@ -83,7 +87,7 @@ incast|fairness|websearch) ;;
 *) bad "usage: testbed/run.sh incast|fairness|websearch [options] (see --help)" ;;
 esac
 ALGS=$(tb_reg_names "$EXP" | paste -sd, -)
-KERNEL=6.1 JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG='' BPF=0
+KERNEL=6.1 JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG='' BPF=0 TIMEOUT=''
 ARGS=("$EXP" "$@")
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -92,6 +96,8 @@ while [ $# -gt 0 ]; do
 		KERNEL=$2; shift ;;
 	--seeds) [ -n "${2:-}" ] || bad "--seeds needs a value"; SEEDS_ARG=$2; shift ;;
 	--jobs) [[ ${2:-} =~ ^[1-8]$ ]] || bad "--jobs: 1 to 8"; JOBS=$2; shift ;;
+	--timeout) [[ ${2:-} =~ ^[1-9][0-9]{0,5}$ ]] ||
+		bad "--timeout: seconds, 1 to 999999"; TIMEOUT=$2; shift ;;
 	--out) [ -n "${2:-}" ] || bad "--out needs a value"; OUT=$2; shift ;;
 	--native) NATIVE=1 ;;
 	--bpf) BPF=1 ;;
@@ -103,6 +109,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 EXTRA=("$@")
+[ -n "$TIMEOUT" ] || { [ "$EXP" = websearch ] && TIMEOUT=7200 || TIMEOUT=1200; }
 
 # The seeds: N is 1..N, a list is those (each a positive integer, once).
 SEEDS=()
@@ -282,7 +289,8 @@ command_of() { # spec out seed -> CMD
 	     --kmod-dir "build/kmod-$REL/kmod" ${3:+--seed "$3"} "${EXTRA[@]}")
 	[ "$BPF" = 0 ] || CMD+=(--bpf)
 	[ "$NATIVE" = 1 ] ||
-		CMD=(scripts/vm-run.sh --kernel "$KERNEL" --icount "${SHARES[@]}" -- "${CMD[@]}")
+		CMD=(scripts/vm-run.sh --kernel "$KERNEL" --icount \
+		     --timeout "$TIMEOUT" "${SHARES[@]}" -- "${CMD[@]}")
 }
 run_one() { # label spec out seed
 	command_of "$2" "$3" "$4"
