@@ -366,6 +366,12 @@ APPEND+=" vmrun_repo=$ROOT vmrun_dir=$RUN vmrun_mods=${MODULES:+$MODDIR}"
 APPEND+=" vmrun_shares=$(IFS=:; echo "${SHARED[*]}")"
 # /lib/modules/KVER with symlinks resolved (/lib -> usr/lib), as in the guest
 APPEND+=" vmrun_modto=$(readlink -f /lib/modules)/$KVER"
+# -icount with sleep=off skips idle guest time: while the guest waits for
+# the host (9p), its clock runs ahead, so a few seconds of a busy host's
+# I/O are minutes of guest time, and the hung-task detector reported a
+# git blocked in v9fs_evict_inode "for more than 120 seconds" after a few
+# host seconds. It measures nothing under -icount: off there.
+[ "$ICOUNT" = 0 ] || APPEND+=" sysctl.kernel.hung_task_timeout_secs=0"
 # shellcheck disable=SC2054 # commas are part of QEMU option values
 QEMU=(qemu-system-x86_64 -accel tcg -cpu max -m "$MEM" -smp "$SMP"
 	-nodefaults -no-user-config -display none -no-reboot
