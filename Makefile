@@ -23,6 +23,10 @@
 #                        resumes; TRIALS=N more trials, default 40)
 #   make evolve-rankcheck  short windows vs full-length runs on a sample
 #   make evolve-heldout  fairness (3 seeds) and a 20:1 incast, theta vs evo
+#   make evolve-websearch  web search, theta vs evo, 2000 flows (about 1080
+#                        under 100 KB) at 50% and 80% load: p99.9 of the
+#                        short flows is a real percentile (about 47 min on
+#                        an idle two-core host)
 #   make bpf             the BPF struct_ops builds (kmod/bpf/) and their
 #                        loader, userspace-tools/bin/powertcp-bpf, for hosts
 #                        without module support; vmlinux.h from the running
@@ -108,5 +112,15 @@ evolve-heldout:
 	bash testbed/run.sh incast --algorithms theta_powertcp,powertcp_evo \
 		--seeds 2 --out results/heldout/incast20 -- --senders 20
 
+# One guest per algorithm and load, two at a time.
+evolve-websearch:
+	for l in 50 80; do \
+		bash testbed/run.sh websearch --timeout 20000 \
+			--algorithms theta_powertcp,powertcp_evo \
+			--out results/heldout/websearch-$$l -- --loads $$l \
+			--flows 2000 || exit 1; \
+	done
+
 .PHONY: all modules install clean distclean tools unit quick check incast \
-	fairness websearch reproduce evolve evolve-rankcheck evolve-heldout
+	fairness websearch reproduce evolve evolve-rankcheck evolve-heldout \
+	evolve-websearch
