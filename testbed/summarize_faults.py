@@ -19,6 +19,11 @@ import os
 import sys
 
 BEGIN, END = "<!-- faults:begin -->", "<!-- faults:end -->"
+# testbed/faults.sh's order.
+CASE_ORDER = """base loss0.1 loss1 loss5 reorder duplicate corrupt linkdown1s
+    blackhole10s buffer3pkt ecn mtu1280 mtu9000 pmtu ipv6 flows1000
+    conns10000 applimited rwndlimited rtt260us rtt50ms rtt500ms tau_low
+    tau_high rate_high rate_low ccswitch paramwrites rmmod""".split()
 
 
 def load(root):
@@ -58,6 +63,7 @@ def main():
     for _, _, c in rows:
         if c["case"] not in cases:
             cases.append(c["case"])
+    cases.sort(key=lambda c: CASE_ORDER.index(c) if c in CASE_ORDER else len(CASE_ORDER))
     totals = {}
     for k, _, c in rows:
         t = totals.setdefault(k, {}).setdefault(c["cc"], {
