@@ -79,7 +79,7 @@ llvm-profdata merge -sparse "$OUT/cov.profraw" -o "$OUT/cov.profdata"
 llvm-cov report "$OUT/fuzz_cov" -instr-profile="$OUT/cov.profdata" \
 	-show-functions kmod/powertcp_core.h > "$OUT/coverage.txt"
 # pt_on_rtt and the helpers it calls, each branch with its counts.
-FUNCS=(pt_on_rtt pt_tau_ns pt_tau_known pt_grad_ref pt_qdelay_rtt pt_norm_power
+FUNCS=(pt_on_rtt pt_tau_ns pt_grad_ref pt_qdelay_rtt pt_norm_power
        pt_rate_to_wnd pt_wnd_lo pt_wnd_hi pt_clamp pt_min pt_max)
 args=()
 for f in "${FUNCS[@]}"; do args+=(-name-regex="(.*:)?$f"); done
