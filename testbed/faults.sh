@@ -13,7 +13,8 @@
 #   testbed/faults.sh --cc SPEC --out DIR [--cases A,B,..] [options]
 #
 # Prints KTAP, one result per case; OUT/CASE/ holds flows.csv, verify.csv,
-# case.json (the figures) and dmesg.txt; OUT/params.json the run.
+# case.json (the figures), dmesg.txt and ss-hN.txt (the senders' sockets
+# at the end); OUT/params.json the run.
 
 # "A && B || C" throughout: C if either fails, as meant.
 # shellcheck disable=SC2015
@@ -32,7 +33,7 @@ ALL_CASES=(base loss0.1 loss1 loss5 reorder duplicate corrupt linkdown1s
 	blackhole10s buffer3pkt ecn mtu1280 mtu9000 pmtu ipv6 flows1000
 	conns10000 applimited rwndlimited rtt260us rtt50ms rtt500ms tau_low
 	tau_high rate_high rate_low ccswitch paramwrites rmmod)
-SMOKE_CASES=(base loss1 linkdown1s ccswitch paramwrites rmmod)
+SMOKE_CASES=(loss1 linkdown1s ccswitch paramwrites rmmod)
 RATE_MBIT=100 DURATION_US=1500000 CASES_ARG=''
 TB_NO_OPTS='--no-sample --trace --start-jitter-us --ecn-k-bytes'
 
@@ -140,6 +141,13 @@ act_blackhole10s() {
 	sleep 10
 	ip -n "$TB_SW" route del blackhole "$TB_RCV_ADDR/32"
 	echo "blackhole 10 s" > "$WORK/action.txt"
+	# The first sender's socket 1, 5 and 10 s after: the RTO backoff.
+	local t prev=0
+	for t in 1 5 10; do
+		sleep $((t - prev))
+		prev=$t
+		ip netns exec tb_h1 ss -tinoe > "$WORK/ss-h1-after-${t}s.txt" 2>&1 || true
+	done
 }
 
 # The path MTU drops from 1500 to 1280 at 1/3 of the run: the switch sends
@@ -210,7 +218,7 @@ case_set() {
 	reorder) C_NETEM='delay 300us reorder 25% 50%' ;;
 	duplicate) C_NETEM='duplicate 2%' ;;
 	corrupt) C_NETEM='corrupt 1%' ;;
-	linkdown1s) C_ACTION=act_linkdown1s C_BOUND_US=3000000 ;;
+	linkdown1s) C_ACTION=act_linkdown1s C_BOUND_US=3000000 C_DRAIN_US=6000000 ;;
 	blackhole10s) C_ACTION=act_blackhole10s C_STOP_US=$((DURATION_US + 10000000))
 		C_DRAIN_US=15000000 C_BOUND_US=25000000 ;;
 	buffer3pkt) C_BUF=$((3 * MTU)) ;;
@@ -283,7 +291,7 @@ case_flows() {
 }
 
 run_case() {
-	local name=$1 dir=$OUT/$1 n0 rc=0 dur
+	local name=$1 dir=$OUT/$1 n0 rc=0 dur i
 	case_defaults
 	case_set "$name"
 	mkdir -p "$dir"
@@ -307,8 +315,14 @@ run_case() {
 	[ "$rc" = 0 ] || stop_bg
 	wait_bg
 	dmesg | tail -n +$((n0 + 1)) > "$dir/dmesg.txt"
+	# The senders' sockets as the case ends (ss -tinoe: state, timers,
+	# RTO and backoff, cwnd, pacing, retransmissions), for a flow that
+	# did not finish.
+	for i in $(seq 1 "$C_HOSTS"); do
+		ip netns exec "tb_h$i" ss -tinoe > "$dir/ss-h$i.txt" 2>&1 || true
+	done
 	cp "$WORK/flows.csv" "$WORK/verify.csv" "$WORK/tcpflows.out" "$dir/" 2>/dev/null || true
-	[ -f "$WORK/action.txt" ] && cp "$WORK/action.txt" "$dir/"
+	cp "$WORK"/action.txt "$WORK"/ss-h1-after-* "$dir/" 2>/dev/null || true
 	tb_destroy
 	# Reload: with no connection left, the module must go, and come back.
 	RELOAD=na

@@ -8,14 +8,15 @@
 # a TCG boot costs about as much as three cases.
 #
 #   testbed/run_faults.sh [--kernels "6.1 6.12"] [--algorithms A,B,..]
-#                         [--out DIR] [--doc FILE] [-- faults.sh options]
+#                         [--out DIR] [--doc FILE] [--no-build]
+#                         [-- faults.sh options]
 #
 # Defaults: the registry's faults algorithms (theta_powertcp, powertcp_evo,
 # cubic), both kernels, results/faults, docs/RELIABILITY.md. Results:
 # OUT/KERNEL/ALG/CASE/ (flows.csv, verify.csv, case.json, dmesg.txt),
 # OUT/KERNEL/run.json, OUT/summary.json, OUT/summary.csv, OUT/faults.png.
 # Exits non-zero if a case failed or a guest did (the results are still
-# summarized).
+# summarized). --no-build: the modules in build/kmod-REL as they are.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -24,7 +25,7 @@ TB_PROG=run_faults
 # shellcheck source=testbed/lib/common.sh
 . "$ROOT/testbed/lib/common.sh"
 
-KERNELS="6.1 6.12" ALGS=$(tb_reg_names faults | paste -sd, -) OUT='' DOC=''
+NOBUILD=0 KERNELS="6.1 6.12" ALGS=$(tb_reg_names faults | paste -sd, -) OUT='' DOC=''
 ARGS=("$@")
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,7 +33,8 @@ while [ $# -gt 0 ]; do
 	--algorithms) tb_val "$1" "${2:-}"; ALGS=$2; shift ;;
 	--out) tb_val "$1" "${2:-}"; OUT=$2; shift ;;
 	--doc) tb_val "$1" "${2:-}"; DOC=$2; shift ;;
-	-h|--help) sed -n '4,18p' "$0"; exit 0 ;;
+	--no-build) NOBUILD=1 ;;
+	-h|--help) sed -n '4,20p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	*) tb_die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -69,7 +71,9 @@ for k in $KERNELS; do
 	6.12) rel=$KVER_612 ;;
 	esac
 	echo "== $k ($rel): build, then ${algs[*]} in one guest"
-	scripts/build-kmod.sh "/usr/src/linux-headers-$rel" "build/kmod-$rel" > /dev/null
+	if [ "$NOBUILD" = 0 ] || ! [ -f "build/kmod-$rel/kmod/tcp_theta_powertcp.ko" ]; then
+		scripts/build-kmod.sh "/usr/src/linux-headers-$rel" "build/kmod-$rel" > /dev/null
+	fi
 	rm -rf "${OUT:?}/$k"
 	mkdir -p "$OUT/$k"
 	python3 - "$OUT/$k/run.json" "$rel" "$(git rev-parse HEAD 2>/dev/null || true)" \
