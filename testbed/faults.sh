@@ -80,6 +80,8 @@ BG=''		# the case's background action, if running
 BAD_LOG='WARNING:|BUG:|Oops|sleeping function called from invalid context|Call Trace|general protection|KASAN|UBSAN|refcount_t|list_add corruption|soft lockup|hung task|rcu.*stall'
 
 cat "$TB_TOOLS/tcpflows" > /dev/null
+# ss -tinoe reads sockets through sock_diag (not built in on Debian).
+modprobe -qa inet_diag tcp_diag 2>/dev/null || true
 tb_load_cc
 mkdir -p "$OUT"
 OURS=0
