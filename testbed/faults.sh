@@ -33,7 +33,7 @@ ALL_CASES=(base loss0.1 loss1 loss5 reorder duplicate corrupt linkdown1s
 	blackhole10s buffer3pkt ecn mtu1280 mtu9000 pmtu ipv6 flows1000
 	conns10000 applimited rwndlimited rtt260us rtt50ms rtt500ms tau_low
 	tau_high rate_high rate_low ccswitch paramwrites rmmod)
-SMOKE_CASES=(loss1 linkdown1s ccswitch paramwrites rmmod)
+SMOKE_CASES=(loss1 ccswitch paramwrites rmmod)
 RATE_MBIT=100 DURATION_US=1500000 CASES_ARG=''
 TB_NO_OPTS='--no-sample --trace --start-jitter-us --ecn-k-bytes'
 
