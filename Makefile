@@ -33,6 +33,14 @@
 #                        kernel's BTF, or BTF=FILE (a vmlinux or raw BTF)
 #   make tools           the userspace tools (userspace-tools/bin/)
 #   make unit            only the unit tests of the control law
+#   make faults          the fault matrix (testbed/faults.sh) for the
+#                        algorithms of testbed/algorithms.tsv in the 6.1
+#                        and 6.12 guests -> results/faults/, its table in
+#                        docs/RELIABILITY.md (CASES=a,b or smoke: a subset;
+#                        FAULTS_KERNELS="6.1 6.12")
+#   make fuzz-long       10^8 executions of the control law's fuzz harness
+#                        and the branch coverage of pt_on_rtt
+#                        (build/fuzz-long/; RUNS=, FUZZ_SECONDS=)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -97,6 +105,21 @@ reproduce:
 	bash testbed/run.sh websearch
 	python3 testbed/report.py
 
+FAULTS_KERNELS ?= 6.1 6.12
+faults:
+	@for k in $(FAULTS_KERNELS); do \
+		bash testbed/run.sh faults --kernel $$k --jobs 1 \
+			--out results/faults/$$k $(if $(CASES),-- --cases $(CASES)) \
+			|| exit 1; \
+	done
+	python3 testbed/summarize_faults.py results/faults --doc docs/RELIABILITY.md
+	/usr/bin/python3 testbed/plot_faults.py --results results/faults \
+		--out results/faults/faults.png
+
+RUNS ?= 100000000
+fuzz-long:
+	bash scripts/fuzz-long.sh $(RUNS)
+
 TRIALS ?= 40
 evolve:
 	bash scripts/setup.sh
@@ -121,6 +144,7 @@ evolve-websearch:
 			--flows 2000 || exit 1; \
 	done
 
+.PHONY: faults fuzz-long
 .PHONY: all modules install clean distclean tools unit quick check incast \
 	fairness websearch reproduce evolve evolve-rankcheck evolve-heldout \
 	evolve-websearch

@@ -7,7 +7,8 @@
 #   a fuzz of the control law for FUZZ_SECONDS, default 20, the tools' and
 #   analyzers' root-free tests), and boots each kernel under QEMU to run the
 #   kernel tests, the tools' namespace test and every testbed/tests/test_*.sh
-#   (the short experiment pipelines) inside it.
+#   (the short experiment pipelines) inside it; the fault matrix's smoke
+#   cases (testbed/tests/test_faults.sh) on the first kernel only.
 #
 #   scripts/check.sh                      Debian's 6.1 and 6.12
 #   scripts/check.sh --kernel 6.12        one of them
@@ -136,9 +137,14 @@ for i in "${!RELEASES[@]}"; do
 			userspace-tools/bin/powertcp-bpf "build/kmod-$rel/kmod"
 	suite "testbed tools in a booted $rel" \
 		"${vm[@]}" -- bash userspace-tools/tests/test_tools.sh
+	# The fault matrix's smoke cases, on the first kernel only (the
+	# whole matrix on both: make faults, docs/RELIABILITY.md).
+	[ "$i" != 0 ] || suite "fault matrix smoke in a booted $rel" \
+		"${vm[@]}" -- bash testbed/tests/test_faults.sh "build/kmod-$rel/kmod"
 	# Every pipeline test; each takes the modules' directory.
 	for t in testbed/tests/test_*.sh; do
 		exp=$(basename "$t" .sh)
+		[ "$exp" != test_faults ] || continue	# above
 		suite "${exp#test_} pipeline in a booted $rel" \
 			"${vm[@]}" -- bash "$t" "build/kmod-$rel/kmod"
 	done

@@ -16,7 +16,7 @@ TB_CC_OPT=--algorithms
 
 usage() {
 	cat <<USAGE
-usage: testbed/run.sh incast|fairness|websearch [options]
+usage: testbed/run.sh incast|fairness|websearch|faults [options]
                       [-- options for testbed/EXPERIMENT.sh]
   --algorithms A,B,.. the algorithms, comma-separated specs (below)
                       (default: those of testbed/algorithms.tsv for the
@@ -29,7 +29,7 @@ usage: testbed/run.sh incast|fairness|websearch [options]
                       and make fairness: SEEDS=3). The seed sets the
                       payload and each flow's start jitter (--start-jitter-us
                       of the experiment). The web search takes its seed as
-                      -- --seed S
+                      -- --seed S, and so does the fault matrix (faults)
   --jobs N            guests at a time (default 2)
   --timeout SEC       stop a guest after SEC s of wall time (default 1200;
                       websearch 7200: a run costs ~0.7 s of wall time a
@@ -82,9 +82,9 @@ bad() {
 EXP=${1:-}
 shift || true
 case $EXP in
-incast|fairness|websearch) ;;
+incast|fairness|websearch|faults) ;;
 -h|--help) usage; exit 0 ;;
-*) bad "usage: testbed/run.sh incast|fairness|websearch [options] (see --help)" ;;
+*) bad "usage: testbed/run.sh incast|fairness|websearch|faults [options] (see --help)" ;;
 esac
 ALGS=$(tb_reg_names "$EXP" | paste -sd, -)
 KERNEL=6.1 JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG='' BPF=0 TIMEOUT=''
@@ -113,8 +113,8 @@ EXTRA=("$@")
 
 # The seeds: N is 1..N, a list is those (each a positive integer, once).
 SEEDS=()
-if [ "$EXP" = websearch ]; then
-	[ -z "$SEEDS_ARG" ] || bad "--seeds: the web search takes its seed" \
+if [ "$EXP" = websearch ] || [ "$EXP" = faults ]; then
+	[ -z "$SEEDS_ARG" ] || bad "--seeds: $EXP takes its seed" \
 		"as -- --seed S"
 else
 	for a in "${EXTRA[@]}"; do

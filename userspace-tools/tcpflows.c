@@ -12,6 +12,11 @@
  * A sender first writes an 8-byte header, "TFL1" and the flow id as a big
  * endian u32, so that the receiver can map an accepted connection to its
  * flow. The header is not counted as payload anywhere.
+ *
+ * --verify makes every payload byte a function of the flow and its offset
+ * (payload.h), which the receiver checks, and writes verify.csv: per flow
+ * the bytes verified, the offset of the first wrong byte, and the longest
+ * time without progress (a stall).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +37,7 @@
 
 #include "common.h"
 #include "flowspec.h"
+#include "payload.h"
 #include "qdisc_stats.h"
 #include "results.h"
 
@@ -62,6 +68,14 @@ static const char usage[] =
 "                                left to drain after STOP_US)\n"
 "  --chunk N                     largest read/write in bytes (default 131072)\n"
 "  --seed N                      seed of the payload bytes\n"
+"  --verify                      position-dependent payload, checked by the\n"
+"                                receiver; DIR/verify.csv: bytes verified,\n"
+"                                first wrong offset, longest stall per flow\n"
+"  --cc-switch AT_US,CC          at AT_US, set TCP_CONGESTION to CC on every\n"
+"                                sender still open (repeatable)\n"
+"  --app-rate-mbit R             senders write at most R Mbit/s each (an\n"
+"                                application-limited flow; needs\n"
+"                                --interval-us > 0, its tick refills)\n"
 "  --progress, --quiet\n"
 "NETNS: a name in /run/netns, a path like /proc/PID/ns/net, or '.'\n";
 
@@ -82,9 +96,14 @@ struct flow {
 	/* sender side */
 	enum sstate sstate;
 	int hdr_sent;
+	int throttled;			/* --app-rate-mbit: EPOLLOUT off */
 	/* receiver side */
 	uint64_t logged;		/* st.rcvd in the last goodput row */
 	int rx_seen, rx_fin;		/* header got, log ended */
+	/* --verify */
+	uint64_t verified;		/* payload bytes that were right */
+	int64_t mismatch_at;		/* first wrong offset, or -1 */
+	int64_t last_ns, max_gap_ns;	/* last progress, longest gap */
 };
 
 struct conn {
@@ -107,7 +126,10 @@ static struct config {
 	const char *default_cc, *out_dir, *epoch_file;
 	int64_t interval_ns, duration_ns, margin_ns, align_ns;
 	int sndbuf, rcvbuf, lowat;
-	int quiet, progress, changes_only;
+	int quiet, progress, changes_only, verify;
+	uint64_t app_rate_mbit;		/* 0: not limited */
+	struct cc_switch { int64_t at_ns; const char *cc; } *sw;
+	int nsw, next_sw;
 	size_t chunk;			/* largest read or write */
 	uint64_t seed;
 	const char **listen;		/* --listen specs, opened at setup */
@@ -150,6 +172,8 @@ static struct loop {
 	struct sampler **samplers;
 	int nsamplers;
 	unsigned char *txbuf, *rxbuf;	/* cfg.chunk bytes each */
+	struct payload pl;		/* --verify */
+	int nthrottled;
 	int done, interrupted;
 } lp;
 
@@ -191,6 +215,8 @@ static void add_flow(const char *spec)
 	f->ev.type = EV_SEND;
 	f->ev.fd = -1;
 	f->spec = fs;
+	f->mismatch_at = -1;
+	f->last_ns = NONE;
 	flow_stats_init(&f->st);
 }
 
@@ -299,6 +325,10 @@ static void open_listener(const char *spec)
 
 static void sender_close(struct flow *f)
 {
+	if (f->throttled) {
+		f->throttled = 0;
+		lp.nthrottled--;
+	}
 	if (f->ev.fd >= 0)
 		close(f->ev.fd);	/* queued data still goes, then FIN */
 	f->ev.fd = -1;
@@ -309,6 +339,7 @@ static void flow_start(struct flow *f)
 {
 	lp.nstarted++;
 	f->st.started_ns = now_ns();
+	f->last_ns = f->st.started_ns;
 	if (connect(f->ev.fd, (struct sockaddr *)&f->spec.dst,
 		    f->spec.dstlen) && errno != EINPROGRESS) {
 		f->st.err = errno;
@@ -355,7 +386,26 @@ static void on_send(struct flow *f)
 	}
 	if (bytes && bytes - f->st.sent < len)
 		len = bytes - f->st.sent;
-	iov[msg.msg_iovlen].iov_base = lp.txbuf;
+	if (cfg.app_rate_mbit) {	/* R Mbit/s = R/8000 bytes per ns */
+		uint64_t allowed = (uint64_t)(now_ns() - f->st.connect_ns) *
+				   cfg.app_rate_mbit / 8000;
+
+		if (allowed <= f->st.sent) {
+			struct epoll_event e = { .events = 0,
+						 .data.ptr = &f->ev };
+
+			if (!f->throttled &&
+			    !epoll_ctl(lp.ep, EPOLL_CTL_MOD, f->ev.fd, &e)) {
+				f->throttled = 1;
+				lp.nthrottled++;
+			}
+			return;
+		}
+		if (allowed - f->st.sent < len)
+			len = allowed - f->st.sent;
+	}
+	iov[msg.msg_iovlen].iov_base = cfg.verify ?
+		(void *)payload_at(&lp.pl, f->spec.id, f->st.sent) : lp.txbuf;
 	iov[msg.msg_iovlen++].iov_len = len;
 	r = sendmsg(f->ev.fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (r < 0) {
@@ -475,6 +525,25 @@ static void on_recv(struct conn *c)
 		return;
 	if (f->st.first_ns == NONE)
 		f->st.first_ns = now_ns();
+	if (cfg.verify) {
+		int64_t t = now_ns();
+
+		if (f->last_ns != NONE && t - f->last_ns > f->max_gap_ns)
+			f->max_gap_ns = t - f->last_ns;
+		f->last_ns = t;
+		if (f->mismatch_at < 0) {
+			f->mismatch_at = payload_check(&lp.pl, f->spec.id,
+						       f->st.rcvd, p, r);
+			if (f->mismatch_at >= 0) {
+				f->verified += f->mismatch_at - f->st.rcvd;
+				f->st.err = EBADMSG;
+				warnmsg("flow %u: wrong payload at byte %"
+					PRId64, f->spec.id, f->mismatch_at);
+			} else {
+				f->verified += r;
+			}
+		}
+	}
 	f->st.rcvd += r;
 	lp.total_rcvd += r;
 	if (f->spec.bytes && f->st.rcvd >= f->spec.bytes &&
@@ -531,6 +600,49 @@ static void print_progress(int64_t now)
 	lp.progress_bytes = lp.total_rcvd;
 }
 
+/* --cc-switch: every sender still open moves to @cc. */
+static void cc_switch(const char *cc)
+{
+	int i, n = 0, bad = 0;
+
+	for (i = 0; i < ft.n; i++) {
+		struct flow *f = &ft.v[i];
+
+		if (f->ev.fd < 0 || f->sstate == S_IDLE)
+			continue;
+		if (setsockopt(f->ev.fd, IPPROTO_TCP, TCP_CONGESTION, cc,
+			       strlen(cc))) {
+			if (!bad++)
+				warnmsg("flow %u: --cc-switch %s: %s",
+					f->spec.id, cc, strerror(errno));
+		} else {
+			n++;
+		}
+	}
+	if (!cfg.quiet)
+		printf("cc-switch to %s at t=%.3f s: %d senders, %d refused\n",
+		       cc, (now_ns() - lp.epoch) / 1e9, n, bad);
+}
+
+/* --app-rate-mbit: senders that used up their allowance may write again. */
+static void unthrottle(void)
+{
+	int i;
+
+	for (i = 0; i < ft.n; i++) {
+		struct flow *f = &ft.v[i];
+		struct epoll_event e = { .events = EPOLLOUT,
+					 .data.ptr = &f->ev };
+
+		if (!f->throttled)
+			continue;
+		f->throttled = 0;
+		lp.nthrottled--;
+		if (f->ev.fd >= 0)
+			epoll_ctl(lp.ep, EPOLL_CTL_MOD, f->ev.fd, &e);
+	}
+}
+
 /* Run everything that is due at @now. */
 static void run_due(int64_t now)
 {
@@ -542,6 +654,11 @@ static void run_due(int64_t now)
 	while (ft.next_stop < ft.nstop &&
 	       lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns <= now)
 		sender_close(ft.by_stop[ft.next_stop++]);
+	while (cfg.next_sw < cfg.nsw &&
+	       lp.epoch + cfg.sw[cfg.next_sw].at_ns <= now)
+		cc_switch(cfg.sw[cfg.next_sw++].cc);
+	if (lp.nthrottled && lp.next_tick <= now)
+		unthrottle();
 	if (lp.goodput && lp.next_tick <= now) {
 		log_goodput();
 		lp.next_tick += cfg.interval_ns;
@@ -574,6 +691,8 @@ static void arm_timer(void)
 		next = lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns;
 	if (lp.goodput && lp.next_tick < next)
 		next = lp.next_tick;
+	if (cfg.next_sw < cfg.nsw && lp.epoch + cfg.sw[cfg.next_sw].at_ns < next)
+		next = lp.epoch + cfg.sw[cfg.next_sw].at_ns;
 	for (i = 0; i < lp.nsamplers; i++)
 		if (lp.samplers[i]->next < next)
 			next = lp.samplers[i]->next;
@@ -620,6 +739,8 @@ static void setup(void)
 		x ^= x << 17;
 		lp.txbuf[i] = x;
 	}
+	if (cfg.verify && payload_init(&lp.pl, cfg.seed, cfg.chunk))
+		die("out of memory");
 	raise_nofile(2 * ft.n + cfg.nlisten + nst.n + 64);
 	no_timer_slack();
 	lp.ep = epoll_create1(EPOLL_CLOEXEC);
@@ -684,6 +805,39 @@ static void setup(void)
 		lp.samplers[n]->next = lp.epoch;
 }
 
+/*
+ * verify.csv: id, bytes_received, bytes_verified, mismatch_at (-1: none),
+ * max_gap_us (the longest time without payload arriving: from connect()
+ * to the first byte, between reads, and, for a flow still open at the end,
+ * up to the end), last_progress_us (-1: never).
+ */
+static void write_verify(void)
+{
+	FILE *out = out_open(cfg.out_dir, "verify.csv");
+	int64_t now = now_ns();
+	int i;
+
+	fputs("id,bytes_received,bytes_verified,mismatch_at,max_gap_us,"
+	      "last_progress_us\n", out);
+	for (i = 0; i < ft.n; i++) {
+		struct flow *f = ft.by_id[i];
+		int64_t gap = f->max_gap_ns;
+		int open = f->st.started_ns != NONE && !f->st.err &&
+			   !f->st.rx_eof && !(f->spec.bytes &&
+					      f->st.rcvd >= f->spec.bytes);
+
+		if (open && f->last_ns != NONE && now - f->last_ns > gap)
+			gap = now - f->last_ns;
+		fprintf(out, "%u,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64
+			",%" PRId64 "\n", f->spec.id, f->st.rcvd, f->verified,
+			f->mismatch_at, gap / NSEC_PER_USEC,
+			f->st.first_ns == NONE ? -1 :
+			rel_us(f->last_ns, lp.epoch));
+	}
+	if (fclose(out))
+		die("%s: write error", cfg.out_dir);
+}
+
 static void write_results(void)
 {
 	FILE *out = out_open(cfg.out_dir, "flows.csv");
@@ -698,6 +852,8 @@ static void write_results(void)
 	}
 	if (fclose(out) || (lp.goodput && fclose(lp.goodput)))
 		die("%s: write error", cfg.out_dir);
+	if (cfg.verify)
+		write_verify();
 	for (i = 0; i < lp.nsamplers; i++)
 		if (fclose(lp.samplers[i]->out))
 			die("%s: write error", cfg.out_dir);
@@ -713,6 +869,30 @@ static void write_results(void)
 				lp.samplers[i]->qs.misses);
 	totals_summary(stdout, ft.n, lp.nstarted, lp.total_rcvd, errors,
 		       lp.interrupted);
+}
+
+/* --cc-switch AT_US,CC, kept in time order. */
+static void add_switch(const char *spec)
+{
+	char *end;
+	const char *comma = strchr(spec, ',');
+	unsigned long long at;
+	int i;
+
+	errno = 0;
+	at = strtoull(spec, &end, 10);
+	if (!comma || end != comma || end == spec || errno ||
+	    at > INT64_MAX / NSEC_PER_USEC)
+		die("--cc-switch '%s': not AT_US,CC", spec);
+	if (!comma[1] || strlen(comma + 1) >= 16)
+		die("--cc-switch '%s': CC must be 1..15 characters", spec);
+	cfg.sw = xrealloc(cfg.sw, (cfg.nsw + 1) * sizeof(*cfg.sw));
+	for (i = cfg.nsw; i > 0 && cfg.sw[i - 1].at_ns > (int64_t)at *
+	     NSEC_PER_USEC; i--)
+		cfg.sw[i] = cfg.sw[i - 1];
+	cfg.sw[i].at_ns = (int64_t)at * NSEC_PER_USEC;
+	cfg.sw[i].cc = comma + 1;
+	cfg.nsw++;
 }
 
 static void parse_args(int argc, char **argv)
@@ -737,6 +917,9 @@ static void parse_args(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "changes-only", no_argument, NULL, 'C' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "cc-switch", required_argument, NULL, 'W' },
+		{ "app-rate-mbit", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -813,6 +996,17 @@ static void parse_args(int argc, char **argv)
 		case 'C':
 			cfg.changes_only = 1;
 			break;
+		case 'V':
+			cfg.verify = 1;
+			break;
+		case 'W':
+			add_switch(optarg);
+			break;
+		case 'R':
+			cfg.app_rate_mbit = arg_u64("--app-rate-mbit", optarg);
+			if (!cfg.app_rate_mbit)
+				die("--app-rate-mbit must be > 0");
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -827,6 +1021,8 @@ static void parse_args(int argc, char **argv)
 		die("--duration-us is required and must be > 0");
 	if (!ft.n && !cfg.nlisten)
 		die("nothing to do: no --flow and no --listen");
+	if (cfg.app_rate_mbit && !cfg.interval_ns)
+		die("--app-rate-mbit needs --interval-us > 0 (its refill tick)");
 	if (cfg.epoch_file)	/* a stale epoch would mislead samplers */
 		unlink(cfg.epoch_file);
 	ft.by_id = xrealloc(NULL, ft.n * sizeof(*ft.by_id) + 1);

@@ -20,6 +20,7 @@
 
 #include "common.h"
 #include "flowspec.h"
+#include "payload.h"
 #include "results.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -589,10 +590,64 @@ static void run(const char *name, void (*fn)(void))
 	fflush(stdout);
 }
 
+/*
+ * tcpflows --verify: a stream written in pieces of any size reads back as
+ * right; a flipped bit, a lost, duplicated or swapped segment, another
+ * flow's bytes are caught at the right offset, across the pattern's wrap.
+ */
+static void test_payload(void)
+{
+	enum { CHUNK = 4096, MSS = 1448, N = 6 * MSS };
+	struct payload pl, pl2;
+	unsigned char s[N], t[N];
+	uint64_t pos = PL_PERIOD - 3 * MSS;	/* spans the wrap */
+	size_t i, n;
+
+	if (payload_init(&pl, 7, CHUNK) || payload_init(&pl2, 8, CHUNK))
+		die("out of memory");
+	/* The sender's view, piece by piece as tcpflows writes it. */
+	for (i = 0; i < N; i += n) {
+		n = N - i < 1000 ? N - i : 1000;
+		memcpy(s + i, payload_at(&pl, 3, pos + i), n);
+	}
+	EXPECT(payload_check(&pl, 3, pos, s, N) == -1, "a right stream");
+	EXPECT(payload_check(&pl, 3, pos + MSS, s + MSS, N - MSS) == -1,
+	       "read from the middle");
+	/* A flipped bit. */
+	memcpy(t, s, N);
+	t[2 * MSS + 5] ^= 0x10;
+	EXPECT(payload_check(&pl, 3, pos, t, N) == (int64_t)(pos + 2 * MSS + 5),
+	       "a flipped bit: got %lld",
+	       (long long)payload_check(&pl, 3, pos, t, N));
+	/* A segment lost (the next one in its place). */
+	memcpy(t, s, N);
+	memcpy(t + MSS, s + 2 * MSS, MSS);
+	EXPECT(payload_check(&pl, 3, pos, t, 2 * MSS) >= (int64_t)(pos + MSS),
+	       "a lost segment");
+	EXPECT(payload_check(&pl, 3, pos, t, 2 * MSS) != -1, "a lost segment");
+	/* Duplicated, then swapped segments. */
+	memcpy(t, s, N);
+	memcpy(t + 2 * MSS, s + MSS, MSS);
+	EXPECT(payload_check(&pl, 3, pos, t, N) != -1, "a duplicated segment");
+	memcpy(t, s, N);
+	memcpy(t + MSS, s + 2 * MSS, MSS);
+	memcpy(t + 2 * MSS, s + MSS, MSS);
+	EXPECT(payload_check(&pl, 3, pos, t, N) != -1, "swapped segments");
+	/* Another flow's bytes, another seed's. */
+	EXPECT(payload_check(&pl, 4, pos, s, N) != -1, "flow 4 is not flow 3");
+	EXPECT(payload_check(&pl2, 3, pos, s, N) != -1, "seed 8 is not seed 7");
+	/* Offsets a whole period apart are the same bytes (the one blind spot). */
+	EXPECT(payload_check(&pl, 3, pos + PL_PERIOD, s, N) == -1,
+	       "the period");
+	payload_free(&pl);
+	payload_free(&pl2);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
+	{ "payload: --verify's content checks", test_payload },
 	{ "flowspec: a --flow spec's fields", test_flow_spec },
 	{ "flowspec: bad --flow specs, their messages and lookups",
 	  test_flow_spec_errors },
