@@ -11,9 +11,9 @@
 #
 #   --out         results directory (default results/bench-ack)
 #   --kernel      the kernels (default both)
-#   --seconds     guest seconds of traffic per algorithm for the per-call
-#                 cost (default 2); each headroom run is half of it
-#   --reps        interleaved headroom repetitions (default 5)
+#   --seconds     whole guest seconds of traffic per algorithm, for the
+#                 per-call cost and for each headroom run (default 1)
+#   --reps        interleaved headroom repetitions (default 3; 0: none)
 #   --algorithms  default theta_powertcp,powertcp_evo,bbr,dctcp,cubic
 #   --kmod-root   use the modules in P-RELEASE/ (e.g. built from another
 #                 commit) instead of building this tree's into
@@ -33,7 +33,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-OUT=results/bench-ack SECS=2 REPS=5 KROOT=''
+OUT=results/bench-ack SECS=1 REPS=3 KROOT=''
 ALGS=theta_powertcp,powertcp_evo,bbr,dctcp,cubic
 KERNELS=()
 ARGS=("$@")
