@@ -93,7 +93,6 @@ topology() {
 	ip -n "$NS_R" addr add 10.78.0.2/24 dev veth_r &&
 	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
 	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
-	ip netns exec "$NS_R" sysctl -qw net.ipv4.tcp_congestion_control=cubic &&
 	tc -n "$NS_R" qdisc add dev veth_r root netem delay $((RTT_US / 1000))ms ||
 		die "topology failed"
 	if [ "$1" = limited ]; then
@@ -115,6 +114,18 @@ iperf() {
 		for (i = 1; i < NF; i++) if ($(i + 1) == "Kbits/sec") v = $i
 		printf "%.3f\n", v / 1000 }'
 	sleep 0.3
+}
+
+# DCTCP negotiates ECN only from the SYN on (iperf3 -C sets the algorithm
+# after it) and with a DCTCP listener: else both ends fall back to Reno,
+# and no in_ack_event is called. So for DCTCP both namespaces default to
+# it (a namespace may only default to an allowed algorithm); else cubic.
+ns_default() {
+	local d=cubic
+	[ "$1" != dctcp ] || d=dctcp
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.tcp_congestion_control=$d &&
+	ip netns exec "$NS_S" sysctl -qw net.ipv4.tcp_congestion_control=$d ||
+		die "cannot make the namespaces' default $d"
 }
 
 tracer_reset() {
@@ -182,6 +193,7 @@ for o in funcgraph-proc funcgraph-cpu funcgraph-abstime; do
 	echo 0 > "$T/options/$o"
 done
 sysctl -qw net.ipv4.tcp_congestion_control=cubic
+sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp"
 # Page iperf3 in (host I/O would stall the guest mid-run), and the
 # tracer's empty-function overhead.
 cat "$(command -v iperf3)" /usr/lib/x86_64-linux-gnu/libiperf.so* > /dev/null
@@ -200,14 +212,7 @@ for alg in "${ALGS[@]}"; do
 	step "$alg: per-call cost"
 	load "$alg"
 	topology limited
-	# DCTCP sends an ECT SYN, which only a DCTCP listener accepts: else
-	# both ends fall back to Reno (and no in_ack_event is called). A
-	# namespace may only default to an allowed algorithm.
-	if [ "$alg" = dctcp ]; then
-		sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp" &&
-		ip netns exec "$NS_R" sysctl -qw net.ipv4.tcp_congestion_control=dctcp ||
-			die "cannot make the receiver's default dctcp"
-	fi
+	ns_default "$alg"
 	filt="tcp_ack $(hooks "$alg")"
 	for f in $filt; do
 		echo "$f" >> $T/set_ftrace_filter || die "cannot trace $f"
@@ -235,6 +240,7 @@ done
 for rep in $(seq "$REPS"); do
 	for alg in "${ALGS[@]}"; do
 		step "$alg: headroom $rep"
+		ns_default "$alg"
 		mbps=$(iperf "$alg" "$SECS")
 		echo "$rep,$alg,$mbps" >> "$OUT/headroom.csv"
 		echo "# headroom rep $rep $alg: $mbps Mbit/s"
