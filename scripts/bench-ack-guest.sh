@@ -122,7 +122,11 @@ iperf() {
 # it (a namespace may only default to an allowed algorithm); else cubic.
 ns_default() {
 	local d=cubic
-	[ "$1" != dctcp ] || d=dctcp
+	if [ "$1" = dctcp ]; then
+		d=dctcp
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp" ||
+			die "cannot allow dctcp"
+	fi
 	ip netns exec "$NS_R" sysctl -qw net.ipv4.tcp_congestion_control=$d &&
 	ip netns exec "$NS_S" sysctl -qw net.ipv4.tcp_congestion_control=$d ||
 		die "cannot make the namespaces' default $d"
@@ -193,7 +197,6 @@ for o in funcgraph-proc funcgraph-cpu funcgraph-abstime; do
 	echo 0 > "$T/options/$o"
 done
 sysctl -qw net.ipv4.tcp_congestion_control=cubic
-sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp"
 # Page iperf3 in (host I/O would stall the guest mid-run), and the
 # tracer's empty-function overhead.
 cat "$(command -v iperf3)" /usr/lib/x86_64-linux-gnu/libiperf.so* > /dev/null
