@@ -52,6 +52,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
+IFS=, read -ra ALG_LIST <<< "$ALGS"
 [ -f build/kernels.env ] || bash scripts/setup.sh
 # shellcheck disable=SC1091
 . build/kernels.env
@@ -80,7 +81,7 @@ for k in "${KERNELS[@]}"; do
 	echo "# bench-ack: $rel, modules $mods"
 	scripts/vm-run.sh --kernel "$k" --icount ${SHARE[@]+"${SHARE[@]}"} -- \
 		bash scripts/bench-ack-guest.sh "$mods" "$OUT/$rel" "$SECS" \
-		"$REPS" ${ALGS//,/ }
+		"$REPS" "${ALG_LIST[@]}"
 	sha256sum "$mods"/*.ko | sed "s|  .*/|  |" > "$OUT/$rel/modules.sha256"
 done
 
