@@ -31,6 +31,12 @@
 #                        loader, userspace-tools/bin/powertcp-bpf, for hosts
 #                        without module support; vmlinux.h from the running
 #                        kernel's BTF, or BTF=FILE (a vmlinux or raw BTF)
+#   make bench-ack       the per-ACK cost benchmark: instructions per call of
+#                        the ACK path of theta_powertcp, powertcp_evo, bbr,
+#                        dctcp and cubic, and the CPU headroom, on 6.1 and
+#                        6.12 under -icount (results/bench-ack/; a
+#                        benchmark, asserts nothing; BENCH_ARGS= passes
+#                        options to scripts/bench-ack.sh)
 #   make tools           the userspace tools (userspace-tools/bin/)
 #   make unit            only the unit tests of the control law
 #   make faults          the fault matrix (testbed/faults.sh) for the
@@ -120,6 +126,10 @@ RUNS ?= 100000000
 fuzz-long:
 	bash scripts/fuzz-long.sh $(RUNS)
 
+bench-ack:
+	bash scripts/bench-ack.sh $(BENCH_ARGS)
+	python3 testbed/report.py
+
 TRIALS ?= 40
 evolve:
 	bash scripts/setup.sh
@@ -147,4 +157,4 @@ evolve-websearch:
 .PHONY: faults fuzz-long
 .PHONY: all modules install clean distclean tools unit quick check incast \
 	fairness websearch reproduce evolve evolve-rankcheck evolve-heldout \
-	evolve-websearch
+	evolve-websearch bench-ack

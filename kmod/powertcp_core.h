@@ -38,8 +38,21 @@
  *
  * Worst-case intermediates: Γ_norm: gradient (2^24) * RTT (2^34) = 2^58;
  * smoothing: Γ (2^25) * H (2^34) = 2^59, sum of two such < 2^60;
- * window: cwnd_old (2^42) << 16 = 2^58, then clamped to PT_WND_MAX before
- * multiplying by γ (2^42 * 2^10 = 2^52). All fit in u64 / s64.
+ * window: cwnd_old (2^42) << 16 = 2^58, plus β's window (< 2^50), then
+ * clamped to PT_WND_MAX before multiplying by γ (2^42 * 2^10 = 2^52). All
+ * fit in u64 / s64.
+ *
+ * Per-ACK cost. What depends only on the parameters, τ and the MSS (the
+ * window bounds and β as a window: three divisions by the MSS, six by
+ * constants) is derived per flow when one of those changes (pt_derive(),
+ * keyed on the parameters' generation, the MSS and τ), not per ACK; the
+ * result is bit-identical to deriving it every time (the unit tests run
+ * the uncached law beside it). The divisions left on the ACK path have a
+ * per-ACK divisor (dt, Γ_smooth, target, H, τ) and stay exact: a
+ * multiply-shift reciprocal of a 64-bit dividend needs a 128-bit product,
+ * which BPF does not have, and the precision budget above has no bits to
+ * spare for a truncated one. The pacing rate takes one division instead of
+ * two below 2^34 bytes (same result, see pt_pacing_rate()).
  */
 #ifndef _POWERTCP_CORE_H
 #define _POWERTCP_CORE_H
@@ -115,19 +128,41 @@ struct pt_params {
 	u32 variant;		/* PT_VAR_* mask; 0 = the paper's law */
 };
 
-/* Per-flow state; must fit in the kernel's icsk_ca_priv (104 bytes). */
+/*
+ * Per-flow state; must fit in the kernel's icsk_ca_priv (104 bytes: it
+ * does, exactly). RTTs are kept in µs, as they are sampled (< 2^25 after
+ * the clamp), to leave room for the derived values.
+ *
+ * The derived values are what the law needs per ACK but that changes only
+ * with the parameters, τ or the MSS: the window bounds and β as a window,
+ * three divisions by the MSS and six by constants each. pt_derive()
+ * computes them when one of those changes: the parameters' generation
+ * @gen (which the parameter setter bumps), the MSS, or τ (a new minimum
+ * RTT with an automatic τ, which pt_on_rtt() sees itself). Keyed on every
+ * input, the cache is exact: the law is bit-identical to deriving them on
+ * every ACK, and a parameter write applies from the next ACK.
+ */
 struct pt_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
-	u64 rtt_prev_ns;	/* previous RTT sample, ns (< 2^34; 0: none) */
 	u64 wnd;		/* current window, packets Q10 */
 	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
-	u64 grad_rtt_ns;	/* PT_VAR_GRAD_BASELINE: reference sample, */
-	u64 grad_t_ns;		/* at least H/4 old once set (0: none) */
-	u64 mid_rtt_ns;		/* and the next one, at most H/4 old */
-	u64 mid_t_ns;
+	u64 grad_t_ns;		/* PT_VAR_GRAD_BASELINE: reference sample */
+	u64 mid_t_ns;		/* time, at least H/4 old once set (0: none), */
+				/* and the next one's, at most H/4 old */
 	u64 ref_t_ns;		/* time of the last reference update */
+	u64 wnd_lo;		/* derived: pt_wnd_lo() */
+	u64 wnd_hi;		/* derived: pt_wnd_hi() */
+	u64 beta_wnd;		/* derived: β as a window, Q10 (< 2^50) */
+	u32 rtt_prev_us;	/* previous RTT sample, µs (0: none) */
+	u32 grad_rtt_us;	/* the reference samples' RTTs, µs */
+	u32 mid_rtt_us;
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
+	u32 gen;		/* parameter generation the derived values are of */
+	u32 mss;		/* and MSS */
+	u32 ref_seq;		/* the glue's: snd_nxt at the last reference
+				 * update (in here to fit icsk_ca_priv)
+				 */
 };
 
 static inline u64 pt_min(u64 a, u64 b)
@@ -195,32 +230,46 @@ static inline u64 pt_wnd_hi(const struct pt_params *p, u64 tau_ns, u32 mss)
 }
 
 /*
+ * The derived values of a flow (see struct pt_flow) for τ = @tau_ns, @mss
+ * and the parameters of generation @gen.
+ */
+static inline void pt_derive(struct pt_flow *f, const struct pt_params *p,
+			     u64 tau_ns, u32 mss, u32 gen)
+{
+	f->wnd_lo = pt_wnd_lo(p, tau_ns, mss);
+	f->wnd_hi = pt_wnd_hi(p, tau_ns, mss);
+	f->beta_wnd = pt_rate_to_wnd(p, p->beta_ppm, tau_ns, mss);
+	f->gen = gen;
+	f->mss = mss;
+}
+
+/*
  * Start a flow at init_rate of the line rate. With an automatic τ and no
  * RTT sample yet, @fallback_pkts (the kernel's initial window) is used.
  */
 static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
-				u32 fallback_pkts, u32 mss, u64 now_ns)
+				u32 gen, u32 fallback_pkts, u32 mss,
+				u64 now_ns)
 {
 	u64 tau;
 
 	f->t_prev_ns = now_ns;
-	f->rtt_prev_ns = 0;
-	f->grad_rtt_ns = 0;
+	f->rtt_prev_us = 0;
+	f->grad_rtt_us = 0;
 	f->grad_t_ns = 0;
-	f->mid_rtt_ns = 0;
+	f->mid_rtt_us = 0;
 	f->mid_t_ns = 0;
 	f->ref_t_ns = now_ns;
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;
-	if (p->base_rtt_us) {
-		tau = pt_tau_ns(p, f);
+	tau = pt_tau_ns(p, f);
+	pt_derive(f, p, tau, mss, gen);
+	if (p->base_rtt_us)
 		f->wnd = pt_clamp(pt_rate_to_wnd(p, p->init_rate_ppm, tau, mss),
-				  pt_wnd_lo(p, tau, mss),
-				  pt_wnd_hi(p, tau, mss));
-	} else {
+				  f->wnd_lo, f->wnd_hi);
+	else
 		f->wnd = pt_clamp((u64)fallback_pkts << PT_WND_SHIFT,
 				  PT_WND_ONE, PT_WND_MAX);
-	}
 	f->wnd_old = f->wnd;
 }
 
@@ -259,18 +308,18 @@ static inline u64 pt_norm_power(const struct pt_params *p, u64 rtt_ns,
  * references, moved every H/4: the older one is then between H/4 and H/2
  * old. Until it exists, the previous sample serves.
  */
-static inline void pt_grad_ref(struct pt_flow *f, u64 horizon, u64 rtt_ns,
+static inline void pt_grad_ref(struct pt_flow *f, u64 horizon, u32 rtt_us,
 			       u64 now_ns, u64 *ref_rtt, u64 *ref_t)
 {
 	if (!f->mid_t_ns || now_ns - f->mid_t_ns >= horizon / 4 ||
 	    now_ns < f->mid_t_ns) {
-		f->grad_rtt_ns = f->mid_rtt_ns;
+		f->grad_rtt_us = f->mid_rtt_us;
 		f->grad_t_ns = f->mid_t_ns;
-		f->mid_rtt_ns = rtt_ns;
+		f->mid_rtt_us = rtt_us;
 		f->mid_t_ns = now_ns;
 	}
 	if (f->grad_t_ns && now_ns > f->grad_t_ns) {
-		*ref_rtt = f->grad_rtt_ns;
+		*ref_rtt = (u64)f->grad_rtt_us * 1000;
 		*ref_t = f->grad_t_ns;
 	}
 }
@@ -285,25 +334,31 @@ static inline u64 pt_qdelay_rtt(u64 rtt_ns, const struct pt_flow *f, u64 tau)
 
 /*
  * Process one RTT sample @rtt_us taken at @now_ns; updates Γ_smooth and the
- * window. @mss is the flow's current segment size. Returns nothing: read
- * f->wnd / pt_pacing_rate() afterwards.
+ * window. @gen is the parameters' generation (a parameter write changes
+ * it), @mss the flow's current segment size. Returns nothing: read f->wnd /
+ * pt_pacing_rate() afterwards.
  */
 static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
-			     u64 rtt_us, u64 now_ns, u32 mss)
+			     u32 gen, u64 rtt_us, u64 now_ns, u32 mss)
 {
-	u64 rtt_ns, rtt_prev = f->rtt_prev_ns;
-	u64 dt, tau, horizon, delta, norm, target_wnd, beta, wnd;
+	u64 rtt_ns, rtt_prev = (u64)f->rtt_prev_us * 1000;
+	u64 dt, tau, horizon, delta, norm, target_wnd, wnd;
 	u64 ref_rtt, ref_t, pwr_rtt;
+	int new_tau = 0;
 
 	rtt_us = pt_clamp(rtt_us, 1, PT_TIME_MAX_NS / 1000);
 	rtt_ns = rtt_us * 1000;
-	if (!f->min_rtt_us || rtt_us < f->min_rtt_us)
+	if (!f->min_rtt_us || rtt_us < f->min_rtt_us) {
 		f->min_rtt_us = (u32)rtt_us;
+		new_tau = !p->base_rtt_us;
+	}
 	tau = pt_tau_ns(p, f);
+	if (new_tau || f->gen != gen || f->mss != mss)
+		pt_derive(f, p, tau, mss, gen);
 
 	/* First sample: nothing to differentiate against yet. */
 	if (!rtt_prev) {
-		f->rtt_prev_ns = rtt_ns;
+		f->rtt_prev_us = (u32)rtt_us;
 		f->t_prev_ns = now_ns;
 		wnd = f->wnd;
 		goto out;
@@ -317,7 +372,7 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 	ref_rtt = rtt_prev;
 	ref_t = f->t_prev_ns;
 	if (p->variant & PT_VAR_GRAD_BASELINE)
-		pt_grad_ref(f, horizon, rtt_ns, now_ns, &ref_rtt, &ref_t);
+		pt_grad_ref(f, horizon, (u32)rtt_us, now_ns, &ref_rtt, &ref_t);
 	pwr_rtt = rtt_ns;
 	if (p->variant & PT_VAR_QDELAY) {
 		pwr_rtt = pt_qdelay_rtt(rtt_ns, f, tau);
@@ -333,18 +388,17 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 					   norm * delta, horizon),
 				 1, PT_POWER_MAX);
 
-	f->rtt_prev_ns = rtt_ns;
+	f->rtt_prev_us = (u32)rtt_us;
 	f->t_prev_ns = now_ns;
 
 	/* cwnd = γ (cwnd_old / Γ_smooth + β) + (1 - γ) cwnd */
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
-	beta = pt_rate_to_wnd(p, p->beta_ppm, tau, mss);
-	target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
+	target_wnd = pt_min(target_wnd + f->beta_wnd, PT_WND_MAX);
 	wnd = (p->gamma * target_wnd +
 	       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;
 out:
 	/* τ, the line rate or the MSS may have moved the bounds. */
-	f->wnd = pt_clamp(wnd, pt_wnd_lo(p, tau, mss), pt_wnd_hi(p, tau, mss));
+	f->wnd = pt_clamp(wnd, f->wnd_lo, f->wnd_hi);
 }
 
 /*
@@ -417,9 +471,11 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 
 /*
  * The law's rate in bytes/s: W / τ, capped at the line rate.
- * bytes = wnd * mss < 2^58 (Q10). rate = bytes * 10^9 / τ is computed as
- * q * 10^9 + r * 10^9 / τ with q, r = divmod(bytes, τ): τ <= 2^34 keeps
- * r * 10^9 < 2^64, and q >= 2^34 means a rate far above any line rate.
+ * bytes = wnd * mss < 2^58 (Q10). Below 2^34 (a window under 16 MB),
+ * bytes * 10^9 < 2^64 and one division gives the rate. Above, it is
+ * computed as q * 10^9 + r * 10^9 / τ with q, r = divmod(bytes, τ): τ <=
+ * 2^34 keeps r * 10^9 < 2^64, and q >= 2^34 means a rate far above any
+ * line rate. Both are floor(bytes * 10^9 / τ), exactly.
  * With τ not known yet the window has no rate: the line rate (snd_cwnd,
  * the initial window, limits the flight until the first sample).
  */
@@ -429,13 +485,19 @@ static inline u64 pt_pacing_rate(const struct pt_flow *f,
 	u64 bytes_q = f->wnd * mss;
 	u64 tau = pt_tau_ns(p, f);
 	u64 line = (u64)p->line_rate_mbps * 125000;
-	u64 q = div64_u64(bytes_q, tau);
-	u64 r = bytes_q - q * tau;
-	u64 rate_q;
+	u64 q, r, rate_q;
 
-	if (q >= (1ULL << 34) || !pt_tau_known(p, f))
+	if (!pt_tau_known(p, f))
 		return line;
-	rate_q = q * 1000000000 + div64_u64(r * 1000000000, tau);
+	if (bytes_q < BIT_ULL(34)) {
+		rate_q = div64_u64(bytes_q * 1000000000, tau);
+	} else {
+		q = div64_u64(bytes_q, tau);
+		if (q >= BIT_ULL(34))
+			return line;
+		r = bytes_q - q * tau;
+		rate_q = q * 1000000000 + div64_u64(r * 1000000000, tau);
+	}
 	return pt_min(rate_q >> PT_WND_SHIFT, line);
 }
 

@@ -15,7 +15,9 @@
  * /sys/module/tcp_<name>/parameters/. A write out of range fails with -EINVAL
  * and leaves the old value in force. A change applies to every connection
  * using the algorithm from its next ACK; init_rate_ppm affects connections
- * that start afterwards.
+ * that start afterwards. Each write bumps powertcp_gen, the parameters'
+ * generation: a flow derives its per-flow constants (powertcp_core.h,
+ * pt_derive()) again when it sees a new one, not on every ACK.
  */
 #ifndef _POWERTCP_MODULE_H
 #define _POWERTCP_MODULE_H
@@ -40,6 +42,14 @@ struct powertcp_param {
 	u32 max;
 };
 
+/*
+ * The parameters' generation: bumped after every write, so that a flow
+ * that reads a new generation then reads the new value. Writers are
+ * serialized by the module's kernel_param_lock (sysfs) or run alone
+ * (module load).
+ */
+static u32 powertcp_gen;
+
 static int powertcp_param_set(const char *buf, const struct kernel_param *kp)
 {
 	struct powertcp_param *p = kp->arg;
@@ -48,6 +58,8 @@ static int powertcp_param_set(const char *buf, const struct kernel_param *kp)
 	if (kstrtou32(buf, 0, &v) || v < p->min || v > p->max)
 		return -EINVAL;
 	WRITE_ONCE(p->val, v);
+	smp_wmb();	/* the value before the generation: see powertcp_gen */
+	WRITE_ONCE(powertcp_gen, powertcp_gen + 1);
 	return 0;
 }
 
@@ -79,14 +91,23 @@ static const struct kernel_param_ops powertcp_param_ops = {
 #define POWERTCP_PARAM_ROW POWERTCP_PARAM
 #include "powertcp_params.h"
 
-/* Per-connection state, in icsk_ca_priv. */
+/*
+ * Per-connection state, in icsk_ca_priv; flow.ref_seq is snd_nxt when the
+ * reference window last moved.
+ */
 struct powertcp_sock {
 	struct pt_flow flow;
-	u32 ref_seq;	/* snd_nxt when the reference window last moved */
 };
 
-static void powertcp_read_params(struct pt_params *p)
+/*
+ * The parameters, and their generation read before them (powertcp_gen).
+ * Inlined, as powertcp_apply(): both run on every ACK.
+ */
+static __always_inline u32 powertcp_read_params(struct pt_params *p)
 {
+	u32 gen = READ_ONCE(powertcp_gen);
+
+	smp_rmb();	/* pairs with powertcp_param_set()'s smp_wmb() */
 	p->gamma = READ_ONCE(powertcp_param_gamma.val);
 	p->beta_ppm = READ_ONCE(powertcp_param_beta_ppm.val);
 	p->target_permille = READ_ONCE(powertcp_param_target_permille.val);
@@ -100,11 +121,14 @@ static void powertcp_read_params(struct pt_params *p)
 	p->base_rtt_us = READ_ONCE(powertcp_param_base_rtt_us.val);
 	p->line_rate_mbps = READ_ONCE(powertcp_param_line_rate_mbps.val);
 	p->variant = READ_ONCE(powertcp_param_variant.val);
+	return gen;
 }
 
 /* Push the flow's window and rate into the socket. */
-static void powertcp_apply(struct sock *sk, struct powertcp_sock *ca,
-			   const struct pt_params *p, long rtt_us)
+static __always_inline void powertcp_apply(struct sock *sk,
+					   struct powertcp_sock *ca,
+					   const struct pt_params *p,
+					   long rtt_us)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
@@ -124,11 +148,11 @@ static void powertcp_init(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct powertcp_sock *ca = inet_csk_ca(sk);
 	struct pt_params p;
+	u32 gen = powertcp_read_params(&p);
 
-	powertcp_read_params(&p);
-	pt_flow_init(&ca->flow, &p, tcp_snd_cwnd(tp),
+	pt_flow_init(&ca->flow, &p, gen, tcp_snd_cwnd(tp),
 		     max_t(u32, tp->mss_cache, 1), tp->tcp_clock_cache);
-	ca->ref_seq = tp->snd_nxt;
+	ca->flow.ref_seq = tp->snd_nxt;
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
@@ -141,27 +165,28 @@ static void powertcp_cong_control(struct sock *sk,
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct powertcp_sock *ca = inet_csk_ca(sk);
 	struct pt_params p;
+	u32 gen;
 
 	/* The SYN-ACK is acked before init runs on an active open. */
 	if (unlikely(!ca->flow.wnd))
 		return;
-	powertcp_read_params(&p);
+	gen = powertcp_read_params(&p);
 	/*
 	 * rtt_us < 0: this ACK carried no RTT sample (e.g. it only acked
 	 * retransmitted data). Keep the last power and window.
 	 */
 	if (rs->rtt_us > 0)
-		pt_on_rtt(&ca->flow, &p, rs->rtt_us, tp->tcp_clock_cache,
+		pt_on_rtt(&ca->flow, &p, gen, rs->rtt_us, tp->tcp_clock_cache,
 			  max_t(u32, tp->mss_cache, 1));
 
 	/*
 	 * Once per RTT: all data sent at the last update is now acked (or
 	 * sooner where the law's variant asks for it).
 	 */
-	if (!before(tp->snd_una, ca->ref_seq) ||
+	if (!before(tp->snd_una, ca->flow.ref_seq) ||
 	    pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
-		ca->ref_seq = tp->snd_nxt;
+		ca->flow.ref_seq = tp->snd_nxt;
 	}
 	powertcp_apply(sk, ca, &p, rs->rtt_us);
 }

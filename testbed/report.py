@@ -403,6 +403,58 @@ def websearch(rows):
     params_block("websearch")
 
 
+def bench_ack(doc):
+    """The per-ACK cost benchmark (make bench-ack): results/bench-ack."""
+    w("## Per-ACK cost")
+    w("")
+    w("Instructions per ACK of each algorithm's ACK-path hooks, timed by the")
+    w("function_graph tracer in a guest under -icount, where the x86-tsc")
+    w("trace clock ticks once per instruction; net of the tracer (the median")
+    w("of an empty function, subtracted once per hook timed; what that leaves")
+    w("in, the empty function's own few instructions, is the same for every")
+    w("algorithm). CPU headroom: iperf3 with 2 flows and no rate limit, the")
+    w("algorithms interleaved in one guest, median [min, max] of the")
+    w("repetitions. How it is measured, and the per-ACK work it led to:")
+    w("[DESIGN.md](%s#the-per-ack-cost)." % DESIGN)
+    w("")
+    r = doc.get("run", {})
+    if r:
+        w("Made by `%s` on %s, from commit %s%s." % (
+            r.get("command", "?"), r.get("date", "an unrecorded date"),
+            (r.get("commit") or "?")[:12],
+            " with local changes" if r.get("uncommitted_changes") else ""))
+        w("")
+    w("| kernel | algorithm | hooks summed per ACK | ACKs | p10 | median |"
+      " p90 | headroom Mbit/s |")
+    w("|---|---|---|---|---|---|---|---|")
+    for k in doc["kernels"]:
+        for alg, a in k["algorithms"].items():
+            n, h = a["net"], a["headroom_mbps"]
+            head = ("%.0f [%.0f, %.0f] (%d reps)" % (
+                h["median"], h["min"], h["max"], len(h["reps"]))
+                if h["median"] is not None else "not measured")
+            # The functions named in parentheses must all have run (a
+            # DCTCP without ECN runs Reno's cong_avoid only).
+            seen = a.get("hooks_seen")
+            named = re.findall(r"\w+", "".join(
+                re.findall(r"\(([^)]*)\)", a["hooks"])))
+            hooks = a["hooks"]
+            if seen is not None and not set(named) <= set(seen):
+                hooks += ", but only %s ran" % ", ".join(seen)
+            w("| %s | %s | %s | %d | %d | **%d** | %d | %s |" % (
+                k["kernel"], alg, hooks, a["acks"], n["p10"],
+                n["median"], n["p90"], head))
+    w("")
+    w("Tracer overhead subtracted: " + ", ".join(
+        "%s %d instructions (median of %d calls of %s)" % (
+            k["kernel"], k["tracer_overhead"]["median"],
+            k["tracer_overhead"]["n"], k["tracer_overhead"]["function"])
+        for k in doc["kernels"]) + ".")
+    w("")
+    w("![instructions per ACK](img/bench-ack.png)")
+    w("")
+
+
 def main():
     w("# Results")
     w("")
@@ -414,7 +466,7 @@ def main():
     w("")
     done = 0
     for exp, fn in (("incast", incast), ("fairness", fairness),
-                    ("websearch", websearch)):
+                    ("websearch", websearch), ("bench-ack", bench_ack)):
         doc = load(exp)
         if doc:
             fn(doc)

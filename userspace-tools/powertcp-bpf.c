@@ -702,6 +702,7 @@ static int open_params(const struct alg *a, struct pt_params *p)
 
 static int cmd_set(const struct alg *a, int argc, char **argv)
 {
+	struct pt_bpf_ctl c;
 	struct pt_params p;
 	__u32 zero = 0;
 	int fd;
@@ -713,6 +714,13 @@ static int cmd_set(const struct alg *a, int argc, char **argv)
 	if (bpf_map_update_elem(fd, &zero, &p, BPF_EXIST))
 		fail("%s: cannot write the parameters: %s", a->name,
 		     strerror(errno));
+	close(fd);
+	/* Then a new generation: flows derive their constants again. */
+	fd = open_pinned(a->name, "ctl");
+	if (bpf_map_lookup_elem(fd, &zero, &c) || (c.gen++,
+	    bpf_map_update_elem(fd, &zero, &c, BPF_EXIST)))
+		fail("%s: cannot bump the parameters' generation: %s",
+		     a->name, strerror(errno));
 	close(fd);
 	return 0;
 }

@@ -20,7 +20,9 @@
 
 struct pt_bpf_ctl {
 	__u32 trace;		/* nonzero: emit events (a reader is there) */
-	__u32 reserved;
+	__u32 gen;		/* the parameters' generation: the loader
+				 * adds 1 after every write of params
+				 */
 	__u64 lost;		/* events dropped: ring buffer full */
 };
 

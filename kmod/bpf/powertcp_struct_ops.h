@@ -10,7 +10,9 @@
  * per RTT (or when pt_reference_due()), write snd_cwnd and sk_pacing_rate.
  * The per-flow state is in icsk_ca_priv, as in the module. The tunables
  * are a map the loader writes (powertcp_bpf.h), checked against
- * kmod/powertcp_params.h, the ranges the modules use.
+ * kmod/powertcp_params.h, the ranges the modules use; after each write
+ * the loader bumps ctl.gen, the generation that tells flows to derive
+ * their per-flow constants again (the module's powertcp_gen).
  *
  * Kernel interface (all through CO-RE, so one object runs on 6.1 .. 6.18):
  *  - struct_ops programs may write snd_cwnd, snd_ssthresh, sk_pacing_rate
@@ -85,19 +87,27 @@ static __always_inline bool pt_before(__u32 seq1, __u32 seq2)
 /* Per-connection state, in icsk_ca_priv: the module's struct. */
 struct powertcp_sock {
 	struct pt_flow flow;
-	__u32 ref_seq;	/* snd_nxt when the reference window last moved */
 };
 
 _Static_assert(sizeof(struct powertcp_sock) <=
 	       sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
 	       "per-flow state must fit in icsk_ca_priv");
 
-/* One copy of the tunables per callback, like the module's READ_ONCE()s. */
-static __always_inline bool pt_read_params(struct pt_params *p)
+/*
+ * One copy of the tunables per callback, like the module's READ_ONCE()s,
+ * and their generation (ctl.gen, which the loader bumps after it writes
+ * them; read first, like the module's powertcp_gen).
+ */
+static __always_inline bool pt_read_params(struct pt_params *p, __u32 *gen)
 {
 	__u32 zero = 0;
-	struct pt_params *v = bpf_map_lookup_elem(&params, &zero);
+	struct pt_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &zero);
+	struct pt_params *v;
 
+	if (!c)
+		return false;
+	*gen = c->gen;
+	v = bpf_map_lookup_elem(&params, &zero);
 	if (!v)
 		return false;
 	*p = *v;
@@ -155,12 +165,13 @@ void BPF_PROG(powertcp_init, struct sock *sk)
 	struct tcp_sock *tp = pt_tcp_sk(sk);
 	struct powertcp_sock *ca = pt_inet_csk_ca(sk);
 	struct pt_params p;
+	__u32 gen;
 
-	if (!pt_read_params(&p))
+	if (!pt_read_params(&p, &gen))
 		return;
-	pt_flow_init(&ca->flow, &p, tp->snd_cwnd,
+	pt_flow_init(&ca->flow, &p, gen, tp->snd_cwnd,
 		     tp->mss_cache ? tp->mss_cache : 1, tp->tcp_clock_cache);
-	ca->ref_seq = tp->snd_nxt;
+	ca->flow.ref_seq = tp->snd_nxt;
 	tp->snd_ssthresh = PT_INFINITE_SSTHRESH;
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	if (sk->sk_pacing_status == SK_PACING_NONE)
@@ -196,9 +207,10 @@ void powertcp_cong_control(unsigned long long *ctx)
 	struct powertcp_sock *ca = pt_inet_csk_ca(sk);
 	struct pt_params p;
 	long rtt_us;
+	__u32 gen;
 
 	/* The SYN-ACK is acked before init runs on an active open. */
-	if (!ca->flow.wnd || !pt_read_params(&p))
+	if (!ca->flow.wnd || !pt_read_params(&p, &gen))
 		return;
 	/*
 	 * rtt_us < 0: this ACK carried no RTT sample (e.g. it only acked
@@ -206,17 +218,17 @@ void powertcp_cong_control(unsigned long long *ctx)
 	 */
 	rtt_us = rs->rtt_us;
 	if (rtt_us > 0)
-		pt_on_rtt(&ca->flow, &p, rtt_us, tp->tcp_clock_cache,
+		pt_on_rtt(&ca->flow, &p, gen, rtt_us, tp->tcp_clock_cache,
 			  tp->mss_cache ? tp->mss_cache : 1);
 
 	/*
 	 * Once per RTT: all data sent at the last update is now acked (or
 	 * sooner where the law's variant asks for it).
 	 */
-	if (!pt_before(tp->snd_una, ca->ref_seq) ||
+	if (!pt_before(tp->snd_una, ca->flow.ref_seq) ||
 	    pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
-		ca->ref_seq = tp->snd_nxt;
+		ca->flow.ref_seq = tp->snd_nxt;
 	}
 	pt_apply(sk, ca, &p, rtt_us);
 }

@@ -2,8 +2,10 @@
 /*
  * libFuzzer harness for the control law: the input picks parameters (mapped
  * into their valid module-parameter ranges) and a sequence of RTT samples,
- * time steps and reference updates. Built with UBSan and clang's integer
- * sanitizer, so an overflow is a crash; the invariants are asserted.
+ * time steps, reference updates, parameter writes (a new generation) and
+ * MSS changes. Built with UBSan and clang's integer sanitizer, so an
+ * overflow is a crash; the invariants are asserted, and the law must agree
+ * bit for bit with the uncached one of ref_law.h.
  *
  *   make -C kmod/tests fuzz   (runs for FUZZ_SECONDS)
  */
@@ -13,6 +15,7 @@
 
 #include "../powertcp_core.h"
 #include "invariants.h"
+#include "ref_law.h"
 
 struct reader {
 	const unsigned char *p;
@@ -46,12 +49,31 @@ static void check(const struct pt_flow *f, const struct pt_params *p, u32 mss,
 	}
 }
 
+/* A parameter write: parameter @which gets a value in its range. */
+static void write_param(struct reader *r, struct pt_params *p, u32 which)
+{
+	switch (which % 11) {
+	case 0: p->gamma = in_range(r, 1, 1024); break;
+	case 1: p->beta_ppm = in_range(r, 0, 1000000); break;
+	case 2: p->target_permille = in_range(r, 1000, 4000); break;
+	case 3: p->grad_floor_permille = in_range(r, 0, 1000); break;
+	case 4: p->power_floor_permille = in_range(r, 1, 1000); break;
+	case 5: p->min_rate_ppm = in_range(r, 0, 1000000); break;
+	case 6: p->init_rate_ppm = in_range(r, 1, 1000000); break;
+	case 7: p->smooth_pct = in_range(r, 1, 100); break;
+	case 8: p->base_rtt_us = in_range(r, 0, 10000000); break;
+	case 9: p->line_rate_mbps = in_range(r, 1, PT_LINE_RATE_MAX_MBPS); break;
+	default: p->variant = in_range(r, 0, PT_VAR_ALL); break;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct reader r = { data, size };
 	struct pt_params p;
 	struct pt_flow f;
-	u32 mss;
+	struct ref_flow g;
+	u32 mss, fallback, gen = 0;
 	u64 t;
 
 	p.gamma = in_range(&r, 1, 1024);
@@ -68,19 +90,38 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	mss = in_range(&r, 1, 65535);
 	t = take(&r, 8) >> 1;
 
-	pt_flow_init(&f, &p, in_range(&r, 1, 1000), mss, t);
+	fallback = in_range(&r, 1, 1000);
+	pt_flow_init(&f, &p, gen, fallback, mss, t);
+	ref_flow_init(&g, &p, fallback, mss, t);
 	check(&f, &p, mss, 0);
 	while (r.n >= 6) {
 		u64 rtt = take(&r, 4);
 		u64 step;
 
-		rtt <<= take(&r, 1) % 16;
+		u32 shift = take(&r, 1);
+
+		/* Its high bits: a parameter write, an MSS change. */
+		rtt <<= shift % 16;
+		if (shift & 0x80) {
+			write_param(&r, &p, shift >> 4);
+			gen++;
+		}
+		if ((shift & 0x70) == 0x70)
+			mss = in_range(&r, 1, 65535);
 		step = take(&r, 1);
 		t += step << (step % 37);
-		pt_on_rtt(&f, &p, rtt, t, mss);
-		if ((step & 1) || pt_reference_due(&f, &p))
+		pt_on_rtt(&f, &p, gen, rtt, t, mss);
+		ref_on_rtt(&g, &p, rtt, t, mss);
+		if ((step & 1) || pt_reference_due(&f, &p)) {
 			pt_update_reference(&f);
+			ref_update_reference(&g);
+		}
 		check(&f, &p, mss, rtt);
+		if (f.wnd != g.wnd || f.wnd_old != g.wnd_old ||
+		    f.power != g.power || f.min_rtt_us != g.min_rtt_us) {
+			fprintf(stderr, "differs from the uncached law\n");
+			abort();
+		}
 	}
 	return 0;
 }

@@ -141,6 +141,46 @@ trace_event_fires() { # cc
 		{ echo "no powertcp_step events"; return 1; }
 }
 
+# A parameter write applies to a live flow from its next ACK (well within
+# one RTT, the bound the modules promise): while an iperf3 flow runs at
+# 50 Mbit/s, line_rate_mbps goes to 5; every powertcp_step after the write
+# (between two trace_marker lines) paces at most 5 Mbit/s, and before it,
+# faster. The flows' per-flow constants are cached (powertcp_core.h):
+# this is the parameters' generation at work.
+param_write_next_ack() { # module cc
+	local ev=/sys/kernel/tracing/events/$2/powertcp_step pid rc=0
+	local tr=/sys/kernel/tracing
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5203 || return 1
+	sleep 0.5
+	ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5203 -C "$2" -t 3 \
+		>/dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	echo > $tr/trace
+	echo 1 > "$ev/enable"
+	sleep 0.2
+	echo pt-write-begin > $tr/trace_marker
+	echo 5 > "/sys/module/$1/parameters/line_rate_mbps"
+	echo pt-write-end > $tr/trace_marker
+	sleep 0.2
+	echo 0 > "$ev/enable"
+	wait "$pid"
+	echo "$RATE_MBIT" > "/sys/module/$1/parameters/line_rate_mbps"
+	awk '/pt-write-begin/ { phase = 1; next }
+	     /pt-write-end/ { phase = 2; next }
+	     /powertcp_step:/ {
+		r = $0; sub(/.*rate_Bps=/, "", r); r += 0
+		if (phase == 0 && r > 625000) fast++
+		if (phase == 2) { after++; if (r > 625000) bad++ }
+	     }
+	     END {
+		printf "%d steps above 5 Mbit/s before, %d after the write" \
+			" (%d above)\n", fast, after, bad
+		exit !(fast > 0 && after > 0 && bad == 0)
+	     }' $tr/trace || rc=1
+	return $rc
+}
+
 setsockopt_autoloads() { # module cc
 	[ "$(hold_conn "$2" 0)" = "$2" ] && loaded "$1"
 }
@@ -190,6 +230,8 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: iperf3 -C $cc reaches >= 90% of the rate limit" \
 		iperf_rate_ok "$cc"
 	check "$cc: the powertcp_step tracepoint fires" trace_event_fires "$cc"
+	check "$cc: a parameter write applies to a live flow at its next ACK" \
+		param_write_next_ack "$mod" "$cc"
 
 	check "$cc: gamma=0 refused, value kept" refused_write "$mod" gamma 0
 	check "$cc: gamma=1025 refused, value kept" refused_write "$mod" gamma 1025

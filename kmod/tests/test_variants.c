@@ -43,7 +43,7 @@ static u32 feed_steps(struct pt_flow *f, const struct pt_params *p, int n,
 		u64 rtt = base_us + (i / 2 % 2) * 116;
 
 		t += 58 * US;
-		pt_on_rtt(f, p, rtt, t, MSS);
+		pt_on_rtt(f, p, 0, rtt, t, MSS);
 	}
 	return f->power;
 }
@@ -59,19 +59,19 @@ static void test_variant0_is_theta(void)
 	u64 t = 0;
 	int i;
 
-	pt_flow_init(&a, &p, 10, MSS, 0);
+	pt_flow_init(&a, &p, 0, 10, MSS, 0);
 	b = a;
 	srandom(7);
 	for (i = 0; i < 20000; i++) {
 		u64 rtt = 1000 + random() % 3000;
 
 		t += 1 + random() % 2000000;
-		pt_on_rtt(&a, &p, rtt, t, MSS);
-		b.grad_rtt_ns = random();
+		pt_on_rtt(&a, &p, 0, rtt, t, MSS);
+		b.grad_rtt_us = random();
 		b.grad_t_ns = random();
-		b.mid_rtt_ns = random();
+		b.mid_rtt_us = random();
 		b.mid_t_ns = random();
-		pt_on_rtt(&b, &p, rtt, t, MSS);
+		pt_on_rtt(&b, &p, 0, rtt, t, MSS);
 		if (i % 7 == 0) {
 			pt_update_reference(&a);
 			pt_update_reference(&b);
@@ -92,8 +92,8 @@ static void test_grad_baseline_damps_steps(void)
 	struct pt_flow f0, f1;
 	double g0, g1, mean = (1058.0 / 1050);
 
-	pt_flow_init(&f0, &p0, 10, MSS, 0);
-	pt_flow_init(&f1, &p1, 10, MSS, 0);
+	pt_flow_init(&f0, &p0, 0, 10, MSS, 0);
+	pt_flow_init(&f1, &p1, 0, 10, MSS, 0);
 	g0 = (double)feed_steps(&f0, &p0, 400, 1000) / PT_POWER_ONE;
 	g1 = (double)feed_steps(&f1, &p1, 400, 1000) / PT_POWER_ONE;
 	CHECK(g0 > mean * 1.15, "theta: power %.3f not inflated (mean %.3f)",
@@ -110,10 +110,10 @@ static void test_grad_baseline_age(void)
 	u64 t = 5000 * US, h = p.base_rtt_us * US;
 	int i, bad = 0;
 
-	pt_flow_init(&f, &p, 10, MSS, 0);
+	pt_flow_init(&f, &p, 0, 10, MSS, 0);
 	for (i = 0; i < 3000; i++) {
 		t += (13 + i % 97) * US;
-		pt_on_rtt(&f, &p, 1000 + i % 50, t, MSS);
+		pt_on_rtt(&f, &p, 0, 1000 + i % 50, t, MSS);
 		if (i > 50 && (t - f.grad_t_ns < h / 4 || t - f.grad_t_ns >
 			       h / 2 + 110 * US))
 			bad++;
@@ -133,12 +133,12 @@ static void test_qdelay_ignores_tau_error(void)
 	u64 t = 0;
 	int i;
 
-	pt_flow_init(&f0, &p0, 10, MSS, 0);
-	pt_flow_init(&f2, &p2, 10, MSS, 0);
+	pt_flow_init(&f0, &p0, 0, 10, MSS, 0);
+	pt_flow_init(&f2, &p2, 0, 10, MSS, 0);
 	for (i = 0; i < 200; i++) {
 		t += 100 * US;
-		pt_on_rtt(&f0, &p0, 833, t, MSS);	/* base = τ / 1.2 */
-		pt_on_rtt(&f2, &p2, 833, t, MSS);
+		pt_on_rtt(&f0, &p0, 0, 833, t, MSS);	/* base = τ / 1.2 */
+		pt_on_rtt(&f2, &p2, 0, 833, t, MSS);
 	}
 	CHECK(fabs((double)f0.power / PT_POWER_ONE - 833.0 / 1050) < 0.01,
 	      "theta: power %.3f", (double)f0.power / PT_POWER_ONE);
@@ -154,10 +154,10 @@ static void test_fast_ref_due(void)
 	u64 t = 100 * US;
 	int i, due0 = 0, due4 = 0;
 
-	pt_flow_init(&f, &p4, 10, MSS, t);
+	pt_flow_init(&f, &p4, 0, 10, MSS, t);
 	for (i = 0; i < 1000; i++) {	/* 100 us apart: 100 ms, 100 τ */
 		t += 100 * US;
-		pt_on_rtt(&f, &p4, 5000, t, MSS);	/* RTT = 5 τ */
+		pt_on_rtt(&f, &p4, 0, 5000, t, MSS);	/* RTT = 5 τ */
 		due0 += pt_reference_due(&f, &p0);
 		if (pt_reference_due(&f, &p4)) {
 			due4++;
@@ -185,12 +185,12 @@ static void test_variants_bounded(void)
 
 		p.base_rtt_us = v & 1 ? 0 : 1 + random() % 10000000;
 		p.line_rate_mbps = 1 + random() % PT_LINE_RATE_MAX_MBPS;
-		pt_flow_init(&f, &p, 10, MSS, t);
+		pt_flow_init(&f, &p, 0, 10, MSS, t);
 		for (i = 0; i < 100000 && !why; i++) {
 			u64 rtt = (u64)random() << (random() % 16);
 
 			t += (u64)random() << (random() % 12);
-			pt_on_rtt(&f, &p, rtt, t, MSS);
+			pt_on_rtt(&f, &p, 0, rtt, t, MSS);
 			if (i % 3 == 0 || pt_reference_due(&f, &p))
 				pt_update_reference(&f);
 			why = pt_check_invariants(&f, &p, MSS, rtt);

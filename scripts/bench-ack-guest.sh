@@ -1,0 +1,262 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest half of scripts/bench-ack.sh: runs as root in a kernel booted
+# under -icount (scripts/vm-run.sh --icount), never on a host.
+#
+#   scripts/bench-ack-guest.sh MODDIR OUTDIR SECONDS REPS ALG...
+#
+# For each ALG, the cost of its ACK path, one call at a time: a sender and a
+# receiver namespace joined by a veth pair, a token bucket at RATE_MBIT on
+# the sender's egress and netem's 1 ms on the receiver's; iperf3 with 2
+# flows for SECONDS (guest time) while the function_graph tracer times, on
+# the x86-tsc trace clock, tcp_ack and the algorithm's per-ACK hooks
+# (set_ftrace_filter, so nothing they call is traced):
+#
+#   theta_powertcp, powertcp_evo   cong_control (powertcp_cong_control_hook)
+#   bbr                            cong_control (bbr_main)
+#   dctcp                          in_ack_event + cong_avoid
+#                                  (dctcp_update_alpha + tcp_reno_cong_avoid)
+#   cubic                          pkts_acked + cong_avoid
+#                                  (cubictcp_acked + cubictcp_cong_avoid)
+#
+# Under -icount shift=0 the TSC counts guest instructions, one tick each, so
+# a duration in ticks is the number of instructions retired between the
+# tracer's two timestamps. That includes part of the tracer itself: the same
+# tracer times an empty function (__rcu_read_lock) for the overhead.
+#
+# Then the CPU headroom, REPS times, the algorithms interleaved: the same
+# pair without the token bucket, iperf3 with 2 flows for SECONDS (whole
+# seconds: iperf3 -t takes an integer, and 0 is forever); our modules at
+# their default line rate, so that the CPU, not the law, bounds them.
+#
+# Writes OUTDIR/ALG.calls (see parse below), OUTDIR/empty.calls,
+# OUTDIR/headroom.csv, OUTDIR/meta.json.
+
+# The braces make bash read the whole script first: editing it on the host
+# cannot derail a run in flight.
+{
+set -u
+
+MODDIR=${1:?usage: bench-ack-guest.sh MODDIR OUTDIR SECONDS REPS ALG...}
+OUT=${2:?}
+SECS=${3:?}
+REPS=${4:?}
+shift 4
+ALGS=("$@")
+RATE_MBIT=50
+RTT_US=1000
+NS_S=pab_snd
+NS_R=pab_rcv
+T=/sys/kernel/tracing
+
+die() { echo "bench-ack-guest: $*" >&2; exit 1; }
+# Progress, with the guest's uptime.
+step() { echo "# $(cut -d' ' -f1 /proc/uptime) s: $*"; }
+
+mkdir -p "$OUT" || die "cannot create $OUT"
+rm -f "$OUT"/*.calls "$OUT/headroom.csv" "$OUT/meta.json"
+
+# The hooks of each algorithm, as set_ftrace_filter takes them.
+hooks() {
+	case $1 in
+	theta_powertcp) echo "powertcp_cong_control_hook:mod:tcp_theta_powertcp" ;;
+	powertcp_evo) echo "powertcp_cong_control_hook:mod:tcp_powertcp_evo" ;;
+	bbr) echo "bbr_main" ;;
+	dctcp) echo "dctcp_update_alpha tcp_reno_cong_avoid" ;;
+	cubic) echo "cubictcp_acked cubictcp_cong_avoid" ;;
+	*) die "no hooks known for $1" ;;
+	esac
+}
+
+load() {
+	case $1 in
+	theta_powertcp|powertcp_evo)
+		local m=tcp_$1
+		grep -q "^$m " /proc/modules ||
+			insmod "$MODDIR/$m.ko" || die "insmod $m failed"
+		# The testbed's setting: τ and the line rate of the path.
+		echo "$RTT_US" > "/sys/module/$m/parameters/base_rtt_us" &&
+		echo "$RATE_MBIT" > "/sys/module/$m/parameters/line_rate_mbps" ||
+			die "cannot set $m's parameters" ;;
+	cubic) ;;
+	*) modprobe "tcp_$1" || die "modprobe tcp_$1 failed" ;;
+	esac
+}
+
+topology() {
+	ip netns del "$NS_S" 2>/dev/null
+	ip netns del "$NS_R" 2>/dev/null
+	ip netns add "$NS_S" && ip netns add "$NS_R" &&
+	ip link add veth_s netns "$NS_S" type veth peer name veth_r netns "$NS_R" &&
+	ip -n "$NS_S" addr add 10.78.0.1/24 dev veth_s &&
+	ip -n "$NS_R" addr add 10.78.0.2/24 dev veth_r &&
+	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
+	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
+	tc -n "$NS_R" qdisc add dev veth_r root netem delay $((RTT_US / 1000))ms ||
+		die "topology failed"
+	if [ "$1" = limited ]; then
+		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBIT}mbit \
+			burst 15kb limit 300kb || die "tbf failed"
+	fi
+}
+
+# iperf3 ALG SECONDS: prints the receiver's goodput in Mbit/s (python would
+# cost the guest seconds to start).
+iperf() {
+	local out
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.78.0.2 -p 5301 \
+		--logfile /tmp/iperf3-srv.log || die "iperf3 server failed"
+	sleep 0.3
+	out=$(ip netns exec "$NS_S" iperf3 -c 10.78.0.2 -p 5301 -C "$1" \
+		-P 2 -t "$2" -f k) || die "iperf3 $1 failed: $(echo "$out" | tail -n 3)"
+	echo "$out" | awk '/SUM.*receiver/ {
+		for (i = 1; i < NF; i++) if ($(i + 1) == "Kbits/sec") v = $i
+		printf "%.3f\n", v / 1000 }'
+	sleep 0.3
+}
+
+# DCTCP negotiates ECN only from the SYN on (iperf3 -C sets the algorithm
+# after it) and with a DCTCP listener: else both ends fall back to Reno,
+# and no in_ack_event is called. So for DCTCP both namespaces default to
+# it (a namespace may only default to an allowed algorithm); else cubic.
+ns_default() {
+	local d=cubic
+	if [ "$1" = dctcp ]; then
+		d=dctcp
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp" ||
+			die "cannot allow dctcp"
+	fi
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.tcp_congestion_control=$d &&
+	ip netns exec "$NS_S" sysctl -qw net.ipv4.tcp_congestion_control=$d ||
+		die "cannot make the namespaces' default $d"
+}
+
+tracer_reset() {
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_filter
+	echo > $T/trace
+}
+
+# Durations of the trace, in ticks: one "A ticks N hook,hook..." line per
+# tcp_ack that called a hook (the N hooks' ticks summed), one "H name
+# ticks" per hook call; "L name ticks" for a traced leaf outside tcp_ack.
+parse() {
+	awk '
+	function ticks(s) {
+		if (!match(s, /[0-9]+\.[0-9]+ us/)) return -1
+		s = substr(s, RSTART, RLENGTH - 3)
+		split(s, p, ".")
+		return p[1] * 1000 + p[2]
+	}
+	/^#/ || !/\|/ { next }
+	{
+		fn = $0; sub(/.*\| */, "", fn)
+		sub(/ \[[A-Za-z_0-9]+\]\(/, "(", fn)	# module functions
+		d = ticks($0)
+	}
+	fn ~ /^[A-Za-z_0-9.]+\(\) \{/ {
+		sub(/\(.*/, "", fn); depth++; name[depth] = fn
+		sum[depth] = 0; n[depth] = 0; hk[depth] = ""; next
+	}
+	fn ~ /^\}/ {
+		if (depth < 1) next
+		if (name[depth] == "tcp_ack") {
+			if (n[depth])
+				printf "A %d %d %s\n", sum[depth], n[depth],
+					substr(hk[depth], 2)
+		} else
+			hook(name[depth], d)
+		depth--; next
+	}
+	fn ~ /^[A-Za-z_0-9.]+\(\);/ {
+		sub(/\(.*/, "", fn)
+		if (fn == "tcp_ack") next
+		hook(fn, d)
+	}
+	function hook(f, d,	i) {
+		for (i = depth; i >= 1; i--)
+			if (name[i] == "tcp_ack") {
+				sum[i] += d; n[i]++; hk[i] = hk[i] "," f
+				printf "H %s %d\n", f, d
+				return
+			}
+		printf "L %s %d\n", f, d
+	}'
+}
+
+[ -d $T ] || die "no tracefs at $T"
+grep -qw function_graph $T/available_tracers || die "no function_graph tracer"
+echo x86-tsc > $T/trace_clock || die "no x86-tsc trace clock"
+echo 16384 > $T/buffer_size_kb || die "cannot size the trace buffer"
+for o in funcgraph-tail funcgraph-duration funcgraph-irqs; do
+	echo 1 > "$T/options/$o"
+done
+for o in funcgraph-proc funcgraph-cpu funcgraph-abstime; do
+	echo 0 > "$T/options/$o"
+done
+sysctl -qw net.ipv4.tcp_congestion_control=cubic
+# Page iperf3 in (host I/O would stall the guest mid-run), and the
+# tracer's empty-function overhead.
+cat "$(command -v iperf3)" /usr/lib/x86_64-linux-gnu/libiperf.so* > /dev/null
+iperf3 -v > /dev/null
+step "the tracer's overhead"
+tracer_reset
+echo __rcu_read_lock > $T/set_ftrace_filter || die "cannot trace __rcu_read_lock"
+echo function_graph > $T/current_tracer
+echo 1 > $T/tracing_on
+cat /proc/self/stat > /dev/null
+echo 0 > $T/tracing_on
+parse < $T/trace > "$OUT/empty.calls"
+tracer_reset
+
+for alg in "${ALGS[@]}"; do
+	step "$alg: per-call cost"
+	load "$alg"
+	topology limited
+	ns_default "$alg"
+	filt="tcp_ack $(hooks "$alg")"
+	for f in $filt; do
+		echo "$f" >> $T/set_ftrace_filter || die "cannot trace $f"
+	done
+	echo function_graph > $T/current_tracer
+	echo 1 > $T/tracing_on
+	mbps=$(iperf "$alg" "$SECS")
+	echo 0 > $T/tracing_on
+	[ -z "${BENCH_RAW:-}" ] || head -n 3000 $T/trace > "$OUT/$alg.raw"
+	parse < $T/trace > "$OUT/$alg.calls"
+	lost=$(awk '/^overrun:/ { print $2 + 0 }' \
+		$T/per_cpu/cpu0/stats)
+	tracer_reset
+	echo "# $alg: $(grep -c '^A' "$OUT/$alg.calls") ACKs timed," \
+		"${mbps} Mbit/s through ${RATE_MBIT} Mbit/s, overrun $lost"
+	[ "${lost:-0}" = 0 ] || die "$alg: the trace buffer overran ($lost)"
+done
+
+echo "rep,algorithm,mbps" > "$OUT/headroom.csv"
+topology unlimited
+for m in tcp_theta_powertcp tcp_powertcp_evo; do
+	[ ! -d "/sys/module/$m" ] ||
+		echo 25000 > "/sys/module/$m/parameters/line_rate_mbps"
+done
+for rep in $(seq "$REPS"); do
+	for alg in "${ALGS[@]}"; do
+		step "$alg: headroom $rep"
+		ns_default "$alg"
+		mbps=$(iperf "$alg" "$SECS")
+		echo "$rep,$alg,$mbps" >> "$OUT/headroom.csv"
+		echo "# headroom rep $rep $alg: $mbps Mbit/s"
+	done
+done
+ip netns del "$NS_S"
+ip netns del "$NS_R"
+
+cat > "$OUT/meta.json" <<JSON
+{"kernel": "$(uname -r)", "seconds": $SECS, "reps": $REPS,
+ "rate_mbit": $RATE_MBIT, "rtt_us": $RTT_US, "trace_clock": "x86-tsc",
+ "tsc": "$(dmesg | grep -m1 -o 'tsc: Refined TSC.*' || dmesg | grep -m1 -o 'tsc: Detected.*')",
+ "empty_function": "__rcu_read_lock"}
+JSON
+echo "# bench-ack-guest: done"
+}
