@@ -113,14 +113,8 @@ reproduce:
 
 FAULTS_KERNELS ?= 6.1 6.12
 faults:
-	@for k in $(FAULTS_KERNELS); do \
-		bash testbed/run.sh faults --kernel $$k --jobs 1 \
-			--out results/faults/$$k $(if $(CASES),-- --cases $(CASES)) \
-			|| exit 1; \
-	done
-	python3 testbed/summarize_faults.py results/faults --doc docs/RELIABILITY.md
-	/usr/bin/python3 testbed/plot_faults.py --results results/faults \
-		--out results/faults/faults.png
+	bash testbed/run_faults.sh --kernels "$(FAULTS_KERNELS)" \
+		$(if $(CASES),-- --cases $(CASES))
 
 RUNS ?= 100000000
 fuzz-long:
