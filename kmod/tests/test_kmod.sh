@@ -98,16 +98,22 @@ print(int(r["end"]["sum_received"]["bits_per_second"]))')
 		{ echo "iperf3 did not report $1"; return 1; }
 }
 
-ss_shows() { # cc
-	local pid rc=0
-	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5202 || return 1
+# flow_bg PORT CC: a 3 s iperf3 flow with CC in the background, its pid
+# in FLOW_PID; returns once the flow has run for 1.5 s.
+flow_bg() {
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p "$1" || return 1
 	sleep 0.5
-	ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5202 -C "$1" -t 3 \
+	ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p "$1" -C "$2" -t 3 \
 		>/dev/null 2>&1 &
-	pid=$!
+	FLOW_PID=$!
 	sleep 1.5
+}
+
+ss_shows() { # cc
+	local rc=0
+	flow_bg 5202 "$1" || return 1
 	ip netns exec "$NS_S" ss -tin dst 10.77.0.2 | grep -qw "$1" || rc=1
-	wait "$pid"
+	wait "$FLOW_PID"
 	return $rc
 }
 
@@ -148,14 +154,9 @@ trace_event_fires() { # cc
 # faster. The flows' per-flow constants are cached (powertcp_core.h):
 # this is the parameters' generation at work.
 param_write_next_ack() { # module cc
-	local ev=/sys/kernel/tracing/events/$2/powertcp_step pid rc=0
+	local ev=/sys/kernel/tracing/events/$2/powertcp_step rc=0
 	local tr=/sys/kernel/tracing
-	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5203 || return 1
-	sleep 0.5
-	ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5203 -C "$2" -t 3 \
-		>/dev/null 2>&1 &
-	pid=$!
-	sleep 1.5
+	flow_bg 5203 "$2" || return 1
 	echo > $tr/trace
 	echo 1 > "$ev/enable"
 	sleep 0.2
@@ -164,7 +165,7 @@ param_write_next_ack() { # module cc
 	echo pt-write-end > $tr/trace_marker
 	sleep 0.2
 	echo 0 > "$ev/enable"
-	wait "$pid"
+	wait "$FLOW_PID"
 	echo "$RATE_MBIT" > "/sys/module/$1/parameters/line_rate_mbps"
 	awk '/pt-write-begin/ { phase = 1; next }
 	     /pt-write-end/ { phase = 2; next }
