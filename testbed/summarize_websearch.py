@@ -95,9 +95,14 @@ def runs(res):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return
     if len(sys.argv) != 2:
         sys.exit("usage: summarize_websearch.py RESULTS_DIR")
     res = sys.argv[1]
+    if not os.path.isdir(res):
+        sys.exit("summarize_websearch: %s is not a directory" % res)
     found = list(runs(res))
     lone_check(res)
     if not found:
