@@ -4,6 +4,12 @@
 #
 #   make                 build the modules for the running kernel (or KDIR=)
 #   make install         install them (updates/) and run depmod
+#   make dkms-install    install the sources into DKMS (/usr/src/powertcp-
+#                        VERSION), which builds them for the running kernel
+#                        (or KVER=) and every kernel installed later
+#   make dkms-uninstall  remove them from DKMS and every kernel
+#   make deb             build/deb/powertcp-dkms_VERSION_all.deb (dh-dkms),
+#                        lintian-checked; install it with apt install ./FILE
 #   make quick           the fast tests, no root, no QEMU, under a
 #                        minute: unit tests of the control law, a 3 s fuzz
 #                        (FUZZ_SECONDS=), the tools' unit tests, tcpflows on
@@ -45,6 +51,34 @@ install: modules
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) \
 		$$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
 		$(KDIR)/include/generated/utsrelease.h)
+
+# DKMS without the package; refused while powertcp-dkms is installed,
+# which owns the same /usr/src directory.
+DKMS_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null || \
+	sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+DKMS_SRC = /usr/src/powertcp-$(DKMS_VERSION)
+
+dkms-install:
+	@command -v dkms >/dev/null || { echo "make: dkms missing" \
+		"(apt-get install dkms)" >&2; exit 1; }
+	@! dpkg-query -W -f='$${Status}' powertcp-dkms 2>/dev/null | \
+		grep -q 'ok installed' || { echo "make: the powertcp-dkms" \
+		"package is installed: apt remove powertcp-dkms first" >&2; \
+		exit 1; }
+	-dkms remove powertcp/$(DKMS_VERSION) --all >/dev/null 2>&1
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod
+	install -m 644 Kbuild $(DKMS_SRC)/
+	install -m 644 kmod/Kbuild kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
+	sed 's/#MODULE_VERSION#/$(DKMS_VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	dkms install powertcp/$(DKMS_VERSION) $(if $(KVER),-k $(KVER))
+
+dkms-uninstall:
+	-dkms remove powertcp/$(DKMS_VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+deb:
+	bash scripts/build-deb.sh
 
 clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
@@ -108,5 +142,5 @@ evolve-heldout:
 	bash testbed/run.sh incast --algorithms theta_powertcp,powertcp_evo \
 		--seeds 2 --out results/heldout/incast20 -- --senders 20
 
-.PHONY: all modules install clean distclean tools unit quick check incast \
+.PHONY: all modules install dkms-install dkms-uninstall deb clean distclean tools unit quick check incast \
 	fairness websearch reproduce evolve evolve-rankcheck evolve-heldout
