@@ -27,6 +27,7 @@
 
 #include "powertcp_compat.h"
 #include "powertcp_core.h"
+#include "powertcp_linkspeed.h"
 #include "powertcp_params.h"
 
 #ifdef POWERTCP_DEF_GAMMA
@@ -77,12 +78,19 @@ static const struct kernel_param_ops powertcp_param_ops = {
 
 /* One per row of powertcp_params.h, with this algorithm's defaults. */
 #define POWERTCP_PARAM_ROW POWERTCP_PARAM
+#define POWERTCP_MODULE_PARAM_ROW POWERTCP_PARAM
 #include "powertcp_params.h"
+
+/* Read-only: the devices whose speed line_rate_auto uses. */
+module_param_cb(link_speeds, &pt_ls_list_ops, NULL, 0444);
+MODULE_PARM_DESC(link_speeds, "devices whose link speed line_rate_auto uses, one a line: NAME ifindex N netns INODE MBIT/S (read-only)");
 
 /* Per-connection state, in icsk_ca_priv. */
 struct powertcp_sock {
 	struct pt_flow flow;
 	u32 ref_seq;	/* snd_nxt when the reference window last moved */
+	u32 line_mbps;	/* line_rate_auto: its device's speed; 0: unknown */
+	u32 ls_gen;	/* pt_ls_generation() it was looked up at; 0: never */
 };
 
 static void powertcp_read_params(struct pt_params *p)
@@ -102,6 +110,32 @@ static void powertcp_read_params(struct pt_params *p)
 	p->variant = READ_ONCE(powertcp_param_variant.val);
 }
 
+/*
+ * line_rate_auto: the flow's line rate is its egress device's speed, looked
+ * up when the flow starts and again after any device's speed changed;
+ * line_rate_mbps where the speed is unknown (powertcp_linkspeed.h).
+ */
+static void powertcp_line_rate(struct sock *sk, struct powertcp_sock *ca,
+			       struct pt_params *p)
+{
+	unsigned int gen;
+	u32 mbps;
+
+	if (!READ_ONCE(powertcp_param_line_rate_auto.val)) {
+		ca->ls_gen = 0;
+		return;
+	}
+	gen = pt_ls_generation();
+	if (unlikely(ca->ls_gen != gen)) {
+		/* No route yet: look again on the next ACK. */
+		if (pt_ls_sk_mbps(sk, &mbps))
+			ca->ls_gen = gen;
+		ca->line_mbps = min(mbps, powertcp_param_line_rate_mbps.max);
+	}
+	if (ca->line_mbps)
+		p->line_rate_mbps = ca->line_mbps;
+}
+
 /* Push the flow's window and rate into the socket. */
 static void powertcp_apply(struct sock *sk, struct powertcp_sock *ca,
 			   const struct pt_params *p, long rtt_us)
@@ -116,7 +150,8 @@ static void powertcp_apply(struct sock *sk, struct powertcp_sock *ca,
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
 	WRITE_ONCE(sk->sk_pacing_rate, rate);
 	trace_powertcp_step(sk, tp->tcp_clock_cache, rtt_us, ca->flow.power,
-			    cwnd, rate);
+			    cwnd, rate, p->line_rate_mbps,
+			    ca->ls_gen && ca->line_mbps);
 }
 
 static void powertcp_init(struct sock *sk)
@@ -126,6 +161,8 @@ static void powertcp_init(struct sock *sk)
 	struct pt_params p;
 
 	powertcp_read_params(&p);
+	ca->ls_gen = 0;
+	powertcp_line_rate(sk, ca, &p);
 	pt_flow_init(&ca->flow, &p, tcp_snd_cwnd(tp),
 		     max_t(u32, tp->mss_cache, 1), tp->tcp_clock_cache);
 	ca->ref_seq = tp->snd_nxt;
@@ -146,6 +183,7 @@ static void powertcp_cong_control(struct sock *sk,
 	if (unlikely(!ca->flow.wnd))
 		return;
 	powertcp_read_params(&p);
+	powertcp_line_rate(sk, ca, &p);
 	/*
 	 * rtt_us < 0: this ACK carried no RTT sample (e.g. it only acked
 	 * retransmitted data). Keep the last power and window.
@@ -190,14 +228,23 @@ static struct tcp_congestion_ops powertcp_ops __read_mostly = {
 
 static int __init powertcp_register(void)
 {
+	int err;
+
 	BUILD_BUG_ON(sizeof(struct powertcp_sock) > ICSK_CA_PRIV_SIZE);
 	BUILD_BUG_ON(PT_EVO_MAX_VARIANT != PT_VAR_ALL);
-	return tcp_register_congestion_control(&powertcp_ops);
+	err = pt_ls_init();
+	if (err)
+		return err;
+	err = tcp_register_congestion_control(&powertcp_ops);
+	if (err)
+		pt_ls_exit();
+	return err;
 }
 
 static void __exit powertcp_unregister(void)
 {
 	tcp_unregister_congestion_control(&powertcp_ops);
+	pt_ls_exit();
 }
 
 module_init(powertcp_register);
