@@ -5,9 +5,11 @@
 #   builds the modules against every kernel (warnings and sparse are errors),
 #   runs checkpatch --strict, make quick (scripts/quick.sh: the unit tests,
 #   a fuzz of the control law for FUZZ_SECONDS, default 20, the tools' and
-#   analyzers' root-free tests), and boots each kernel under QEMU to run the
-#   kernel tests, the tools' namespace test and every testbed/tests/test_*.sh
-#   (the short experiment pipelines) inside it.
+#   analyzers' root-free tests), builds the powertcp-dkms package (make deb,
+#   lintian), and boots each kernel under QEMU to run the kernel tests (with
+#   two NICs for line_rate_auto), the tools' namespace test and every
+#   testbed/tests/test_*.sh (the short experiment pipelines) inside it; one
+#   more guest installs the package, DKMS building for both kernels.
 #
 #   scripts/check.sh                      Debian's 6.1 and 6.12
 #   scripts/check.sh --kernel 6.12        one of them
@@ -122,14 +124,22 @@ if step "BPF build (make bpf): CO-RE objects and the loader" make bpf; then
 	HAVE_BPF=1
 fi
 
+# The Debian package; installed in a guest below.
+step "make deb: powertcp-dkms package built by dh-dkms, lintian clean" \
+	bash scripts/build-deb.sh && DEB=$(ls build/deb/powertcp-dkms_*_all.deb)
+
 for i in "${!RELEASES[@]}"; do
 	k=${VM_KERNELS[$i]} rel=${RELEASES[$i]}
 	# -icount: guest time follows instructions, so the timing checks
 	# hold however loaded the host is.
 	vm=(scripts/vm-run.sh --kernel "$k" --icount)
 	[ -n "$MODULES" ] && [[ $k == */* ]] && vm+=(--modules "$MODULES")
-	suite "kernel tests in a booted $rel" \
-		"${vm[@]}" -- bash kmod/tests/test_kmod.sh "build/kmod-$rel/kmod"
+	# Two NICs on a QEMU hub, one reporting a speed, for line_rate_auto.
+	suite "kernel tests and line_rate_auto in a booted $rel" \
+		"${vm[@]}" --nic 2500 --nic 0 -- bash -c \
+		'bash kmod/tests/test_kmod.sh "$1"; rc=$?
+		 bash kmod/tests/test_linkspeed.sh "$1" || rc=1; exit $rc' \
+		_ "build/kmod-$rel/kmod"
 	[ -z "${HAVE_BPF:-}" ] ||
 		suite "BPF build and the module side by side in a booted $rel" \
 			"${vm[@]}" -- bash kmod/bpf/tests/test_bpf.sh \
@@ -143,6 +153,18 @@ for i in "${!RELEASES[@]}"; do
 			"${vm[@]}" -- bash "$t" "build/kmod-$rel/kmod"
 	done
 done
+
+# DKMS in one guest (each build under TCG takes minutes): the package
+# installed on the last kernel builds for it; the first kernel's headers,
+# hidden until then, appear and DKMS builds for that one too.
+first=${RELEASES[0]} last=${RELEASES[$((${#RELEASES[@]} - 1))]}
+if [ -n "${DEB:-}" ] && [ -d "/lib/modules/$last" ] && [[ ${VM_KERNELS[-1]} != */* ]]; then
+	other=''
+	[ "$first" = "$last" ] || [ ! -e "/lib/modules/$first/build" ] || other=$first
+	suite "powertcp-dkms: DKMS builds for $last${other:+ and $other}, autoload, removal" \
+		scripts/vm-run.sh --kernel "${VM_KERNELS[-1]}" --smp 2 --timeout 1500 \
+		-- bash kmod/tests/test_dkms.sh "$DEB" $other
+fi
 
 tap_diag "check took $(($(date +%s) - START)) s"
 tap_done
