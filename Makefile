@@ -16,8 +16,10 @@
 #                        loopback, the analyzers on fixed inputs (KTAP)
 #   make check           the whole test suite (root): setup, builds against
 #                        6.1 and 6.12 with sparse, checkpatch, make quick
-#                        with a 20 s fuzz, kernel tests, the tools' namespace
-#                        test and the testbed pipelines booted under QEMU
+#                        with a 20 s fuzz, make deb, kernel tests (with
+#                        line_rate_auto), the tools' namespace test, the
+#                        testbed pipelines and the DKMS package booted
+#                        under QEMU
 #   make incast          the 10:1 incast reproduction (results/incast/,
 #                        docs/RESULTS.md), every algorithm with SEEDS seeds
 #                        (default 3: seeds 1..3; or a list, SEEDS=4,7)
