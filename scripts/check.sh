@@ -162,7 +162,7 @@ if [ -n "${DEB:-}" ] && [ -d "/lib/modules/$last" ] && [[ ${VM_KERNELS[-1]} != *
 	other=''
 	[ "$first" = "$last" ] || [ ! -e "/lib/modules/$first/build" ] || other=$first
 	suite "powertcp-dkms: DKMS builds for $last${other:+ and $other}, autoload, removal" \
-		scripts/vm-run.sh --kernel "${VM_KERNELS[-1]}" --smp 2 --timeout 1500 \
+		scripts/vm-run.sh --kernel "${VM_KERNELS[-1]}" --smp 2 --timeout 2400 \
 		-- bash kmod/tests/test_dkms.sh "$DEB" $other
 fi
 
