@@ -13,8 +13,9 @@
  * NETDEV_REGISTER, NETDEV_UP and NETDEV_CHANGE (carrier changes, which is
  * when a NIC renegotiates its speed), NETDEV_CHANGENAME for the listing;
  * NETDEV_UNREGISTER drops the device. register_netdevice_notifier() replays
- * REGISTER and UP for every device of every namespace at load: that is the
- * scan of the devices present. The flow looks its route's device (dst->dev,
+ * REGISTER and UP for every device of every namespace (from a work item
+ * queued at load, see pt_ls_init()): that is the scan of the devices
+ * present. The flow looks its route's device (dst->dev,
  * as tcp_init_transfer() itself reads __sk_dst_get() just before init) up
  * in an RCU hash table keyed by the device pointer, which is unique across
  * namespaces and stays valid until NETDEV_UNREGISTER has removed the entry.
@@ -37,6 +38,7 @@
 #include <linux/rcupdate.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <net/dst.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -188,15 +190,38 @@ static const struct kernel_param_ops pt_ls_list_ops = {
 	.get = pt_ls_list,
 };
 
-static int pt_ls_init(void)
+/*
+ * Registered from a work item, not from module_init: "ip route ... congctl
+ * NAME" loads the module by request_module() with RTNL held and waits for
+ * it, and register_netdevice_notifier() takes RTNL: a deadlock. Until the
+ * work has run, flows use line_rate_mbps; its replay then bumps pt_ls_gen.
+ */
+static bool pt_ls_registered;
+
+static void pt_ls_register(struct work_struct *work)
 {
-	return register_netdevice_notifier(&pt_ls_notifier);
+	int err = register_netdevice_notifier(&pt_ls_notifier);
+
+	if (err)
+		pr_warn("%s: no link speeds (error %d): line_rate_mbps applies\n",
+			KBUILD_MODNAME, err);
+	else
+		pt_ls_registered = true;
+}
+
+static DECLARE_WORK(pt_ls_work, pt_ls_register);
+
+static void pt_ls_init(void)
+{
+	schedule_work(&pt_ls_work);
 }
 
 /* Replays UNREGISTER for every device, which empties the table. */
 static void pt_ls_exit(void)
 {
-	unregister_netdevice_notifier(&pt_ls_notifier);
+	flush_work(&pt_ls_work);
+	if (pt_ls_registered)
+		unregister_netdevice_notifier(&pt_ls_notifier);
 	WARN_ON(!hash_empty(pt_ls_devs));
 }
 

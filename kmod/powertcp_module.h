@@ -232,12 +232,9 @@ static int __init powertcp_register(void)
 
 	BUILD_BUG_ON(sizeof(struct powertcp_sock) > ICSK_CA_PRIV_SIZE);
 	BUILD_BUG_ON(PT_EVO_MAX_VARIANT != PT_VAR_ALL);
-	err = pt_ls_init();
-	if (err)
-		return err;
 	err = tcp_register_congestion_control(&powertcp_ops);
-	if (err)
-		pt_ls_exit();
+	if (!err)
+		pt_ls_init();
 	return err;
 }
 
