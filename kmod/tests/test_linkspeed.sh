@@ -100,7 +100,13 @@ listed() { # name mbps netns-file: within 10 s (a namespace goes away
 # A running flow sees the speed change: its events go from 2500 to 1000.
 speed_change_reaches_flow() {
 	local got
-	( sleep 3
+	# once the flow is running (python's start is seconds of guest time
+	# under -icount)
+	( for _ in $(seq 200); do
+		grep -q 'daddr=10.88.0.2 ' /sys/kernel/tracing/trace && break
+		sleep 0.1
+	  done
+	  sleep 1
 	  ip netns exec pt_a ethtool -s "$N1" speed 1000 duplex full &&
 	  ip -n pt_a link set "$N1" down && ip -n pt_a link set "$N1" up ) &
 	got=$(flow pt_a 10.88.0.2 8) || { echo "$got"; wait; return 1; }
