@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--kernel) KERNELS+=("${2:?--kernel needs a value}"); shift ;;
 	--kdir) KDIR=${2:?--kdir needs a value}; shift ;;
 	--modules) MODULES=${2:?--modules needs a value}; shift ;;
-	-h|--help) sed -n '4,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,26p' "$0"; exit 0 ;;
 	*) echo "check: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift

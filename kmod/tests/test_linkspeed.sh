@@ -97,9 +97,16 @@ listed() { # name mbps netns-file: within 10 s (a namespace goes away
 	return 1
 }
 
-# A running flow sees the speed change: its events go from 2500 to 1000.
+# A running flow sees the speed change: its events go from 2500 to 1000,
+# and so do the values the law derives from the line rate (cached per
+# flow, keyed on it): with the rate floor at the line rate and τ = 100 ms
+# (far above the path's RTT) the window is pinned at line rate x τ, so
+# snd_cwnd must drop with the speed to 1000/2500 of what it was (stale
+# derived values would keep it).
 speed_change_reaches_flow() {
-	local got
+	local got cw first last
+	echo 1000000 > "$PARAM/min_rate_ppm"
+	echo 100000 > "$PARAM/base_rtt_us"
 	# once the flow is running (python's start is seconds of guest time
 	# under -icount)
 	( for _ in $(seq 200); do
@@ -112,8 +119,17 @@ speed_change_reaches_flow() {
 	got=$(flow pt_a 10.88.0.2 8) || { echo "$got"; wait; return 1; }
 	wait || { echo "ethtool -s or the link bounce failed"; return 1; }
 	echo "$got" | tr '\n' ' '
+	cw=$(grep -o 'daddr=10.88.0.2 .* cwnd=[0-9]*' /sys/kernel/tracing/trace |
+		sed 's/.*cwnd=//')
+	first=$(echo "$cw" | head -n1) last=$(echo "$cw" | tail -n1)
+	echo "cwnd $first -> $last"
+	echo 4000 > "$PARAM/min_rate_ppm"
+	echo 0 > "$PARAM/base_rtt_us"
 	[ "$(echo "$got" | head -n1)" = "2500 device" ] &&
-	[ "$(echo "$got" | tail -n1)" = "1000 device" ]
+	[ "$(echo "$got" | tail -n1)" = "1000 device" ] &&
+	[ -n "$first" ] && [ -n "$last" ] &&
+	[ $((last * 2500)) -le $((first * 1000 + 2500)) ] &&
+	[ $((last * 2500)) -ge $((first * 1000 - 2500 * 2)) ]
 }
 
 cleanup() {
@@ -174,7 +190,7 @@ check "line_rate_auto=0: a flow out of NIC 1 uses line_rate_mbps" sh -c "
 	echo 0 > $PARAM/line_rate_auto"
 check "... and it does" uses "$FALLBACK param" pt_a 10.88.0.2 1
 echo 1 > "$PARAM/line_rate_auto"
-check "a running flow follows NIC 1 from 2500 to 1000 Mbit/s" speed_change_reaches_flow
+check "a running flow follows NIC 1 from 2500 to 1000 Mbit/s, its window bounds too" speed_change_reaches_flow
 check "the listing shows 1000 Mbit/s" listed "$N1" 1000 /run/netns/pt_a
 check "a new flow out of NIC 1 uses 1000 Mbit/s" uses "1000 device" pt_a 10.88.0.2 1
 # The receivers hold sockets, and so their namespaces, alive.
