@@ -135,16 +135,17 @@ struct pt_params {
  * the clamp), to leave room for the derived values.
  *
  * The derived values are what the law needs per ACK but that changes only
- * with the parameters, τ or the MSS: the window bounds and β as a window,
- * three divisions by the MSS and six by constants each. pt_derive()
- * computes them when one of those changes: the parameters' generation
- * @gen (which the parameter setter bumps), the MSS, τ (a new minimum
- * RTT with an automatic τ, which pt_on_rtt() sees itself), or the line
- * rate, which the caller may set per flow without a new generation (the
- * modules' line_rate_auto: the flow's device's speed, which changes when
- * the device's does or the flow's route moves). Keyed on every input, the
- * cache is exact: the law is bit-identical to deriving them on every ACK,
- * and a parameter write applies from the next ACK.
+ * with the parameters, τ, the MSS or the line rate: the window bounds and
+ * β as a window, three divisions by the MSS and six by constants each.
+ * pt_derive() computes them when one of those changes: the parameters'
+ * generation @gen (which the parameter setter bumps), the MSS, τ (a new
+ * minimum RTT with an automatic τ, which pt_on_rtt() sees itself), or
+ * the line rate, which the caller may set per flow without a new
+ * generation (the modules' line_rate_auto: the flow's device's speed,
+ * which changes when the device's does or the flow's route moves). Keyed
+ * on every input, the cache is exact: the law is bit-identical to
+ * deriving them on every ACK, and a parameter write applies from the next
+ * ACK.
  *
  * The line rate key shares a word with wnd_hi (at most PT_WND_MAX =
  * 2^42, 43 bits): 21 bits hold any line rate up to PT_LINE_RATE_MAX_MBPS
