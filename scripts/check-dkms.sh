@@ -12,7 +12,9 @@
 #
 # --kernel: the guest's kernel (default 6.12); the other Debian kernel of
 # build/kernels.env is the second one, unless --one. --timeout: the
-# guest's (default 2400 s a kernel). The guest's root is a tmpfs overlay
+# guest's (default 3600 s, 6000 s with a second kernel: at host load 14
+# one 6.12 run took 840 s to install and build, and its purge ran past
+# 2100 s). The guest's root is a tmpfs overlay
 # of the host's: dpkg and DKMS write nothing to the host's /lib/modules.
 # Root (QEMU, the package build needs none). Prints KTAP (scripts/tap.sh).
 set -uo pipefail
@@ -42,7 +44,7 @@ case $KERNEL in
 esac
 [ "$ONE" = 0 ] && [ -e "/lib/modules/$other/build" ] || other=''
 [ -d "/lib/modules/$rel" ] || tap_bail "kernel $rel not installed"
-[ -n "$TIMEOUT" ] || { TIMEOUT=2400; [ -z "$other" ] || TIMEOUT=4800; }
+[ -n "$TIMEOUT" ] || { TIMEOUT=3600; [ -z "$other" ] || TIMEOUT=6000; }
 START=$(date +%s)
 
 mkdir -p build/check
