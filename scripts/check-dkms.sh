@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 	--kernel) KERNEL=${2:?--kernel needs 6.1 or 6.12}; shift ;;
 	--timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
 	--one) ONE=1 ;;
-	-h|--help) sed -n '4,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,19p' "$0"; exit 0 ;;
 	*) echo "check-dkms: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
