@@ -4,14 +4,25 @@
 #
 #   make                 build the modules for the running kernel (or KDIR=)
 #   make install         install them (updates/) and run depmod
+#   make dkms-install    install the sources into DKMS (/usr/src/powertcp-
+#                        VERSION), which builds them for the running kernel
+#                        (or KVER=) and every kernel installed later
+#   make dkms-uninstall  remove them from DKMS and every kernel
+#   make deb             build/deb/powertcp-dkms_VERSION_all.deb (dh-dkms),
+#                        lintian-checked; install it with apt install ./FILE
 #   make quick           the fast tests, no root, no QEMU, under a
 #                        minute: unit tests of the control law, a 3 s fuzz
 #                        (FUZZ_SECONDS=), the tools' unit tests, tcpflows on
 #                        loopback, the analyzers on fixed inputs (KTAP)
 #   make check           the whole test suite (root): setup, builds against
 #                        6.1 and 6.12 with sparse, checkpatch, make quick
-#                        with a 20 s fuzz, kernel tests, the tools' namespace
-#                        test and the testbed pipelines booted under QEMU
+#                        with a 20 s fuzz, make deb, kernel tests (with
+#                        line_rate_auto), the tools' namespace test and
+#                        the testbed pipelines booted under QEMU
+#   make check-dkms      the package in a guest (root, long: DKMS compiles
+#                        under TCG, about 1000 s a kernel on a loaded
+#                        host): DKMS builds for 6.12, then for 6.1 when its
+#                        headers appear; autoload, opt-in files, purge
 #   make incast          the 10:1 incast reproduction (results/incast/,
 #                        docs/RESULTS.md), every algorithm with SEEDS seeds
 #                        (default 3: seeds 1..3; or a list, SEEDS=4,7)
@@ -64,6 +75,34 @@ install: modules
 		$$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
 		$(KDIR)/include/generated/utsrelease.h)
 
+# DKMS without the package; refused while powertcp-dkms is installed,
+# which owns the same /usr/src directory.
+DKMS_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null || \
+	sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+DKMS_SRC = /usr/src/powertcp-$(DKMS_VERSION)
+
+dkms-install:
+	@command -v dkms >/dev/null || { echo "make: dkms missing" \
+		"(apt-get install dkms)" >&2; exit 1; }
+	@! dpkg-query -W -f='$${Status}' powertcp-dkms 2>/dev/null | \
+		grep -q 'ok installed' || { echo "make: the powertcp-dkms" \
+		"package is installed: apt remove powertcp-dkms first" >&2; \
+		exit 1; }
+	-dkms remove powertcp/$(DKMS_VERSION) --all >/dev/null 2>&1
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod
+	install -m 644 Kbuild $(DKMS_SRC)/
+	install -m 644 kmod/Kbuild kmod/*.c kmod/*.h $(DKMS_SRC)/kmod/
+	sed 's/#MODULE_VERSION#/$(DKMS_VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	dkms install powertcp/$(DKMS_VERSION) $(if $(KVER),-k $(KVER))
+
+dkms-uninstall:
+	-dkms remove powertcp/$(DKMS_VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+deb:
+	bash scripts/build-deb.sh
+
 clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) -C kmod/bpf clean
@@ -90,6 +129,9 @@ quick:
 
 check:
 	bash scripts/check.sh
+
+check-dkms:
+	bash scripts/check-dkms.sh
 
 SEEDS ?= 3
 
@@ -149,6 +191,6 @@ evolve-websearch:
 	done
 
 .PHONY: faults fuzz-long
-.PHONY: all modules install clean distclean tools unit quick check incast \
-	fairness websearch reproduce evolve evolve-rankcheck evolve-heldout \
-	evolve-websearch bench-ack
+.PHONY: all modules install dkms-install dkms-uninstall deb clean distclean \
+	tools unit quick check check-dkms incast fairness websearch reproduce \
+	evolve evolve-rankcheck evolve-heldout evolve-websearch bench-ack

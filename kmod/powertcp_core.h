@@ -45,7 +45,8 @@
  * Per-ACK cost. What depends only on the parameters, τ and the MSS (the
  * window bounds and β as a window: three divisions by the MSS, six by
  * constants) is derived per flow when one of those changes (pt_derive(),
- * keyed on the parameters' generation, the MSS and τ), not per ACK; the
+ * keyed on the parameters' generation, the MSS, τ and the line rate), not
+ * per ACK; the
  * result is bit-identical to deriving it every time (the unit tests run
  * the uncached law beside it). The divisions left on the ACK path have a
  * per-ACK divisor (dt, Γ_smooth, target, H, τ) and stay exact: a
@@ -134,13 +135,22 @@ struct pt_params {
  * the clamp), to leave room for the derived values.
  *
  * The derived values are what the law needs per ACK but that changes only
- * with the parameters, τ or the MSS: the window bounds and β as a window,
- * three divisions by the MSS and six by constants each. pt_derive()
- * computes them when one of those changes: the parameters' generation
- * @gen (which the parameter setter bumps), the MSS, or τ (a new minimum
- * RTT with an automatic τ, which pt_on_rtt() sees itself). Keyed on every
- * input, the cache is exact: the law is bit-identical to deriving them on
- * every ACK, and a parameter write applies from the next ACK.
+ * with the parameters, τ, the MSS or the line rate: the window bounds and
+ * β as a window, three divisions by the MSS and six by constants each.
+ * pt_derive() computes them when one of those changes: the parameters'
+ * generation @gen (which the parameter setter bumps), the MSS, τ (a new
+ * minimum RTT with an automatic τ, which pt_on_rtt() sees itself), or
+ * the line rate, which the caller may set per flow without a new
+ * generation (the modules' line_rate_auto: the flow's device's speed,
+ * which changes when the device's does or the flow's route moves). Keyed
+ * on every input, the cache is exact: the law is bit-identical to
+ * deriving them on every ACK, and a parameter write applies from the next
+ * ACK.
+ *
+ * The line rate key shares a word with wnd_hi (at most PT_WND_MAX =
+ * 2^42, 43 bits): 21 bits hold any line rate up to PT_LINE_RATE_MAX_MBPS
+ * (< 2^19), and one above 2^21 - 1 never compares equal, so it would be
+ * derived on every sample, still exactly.
  */
 struct pt_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
@@ -151,7 +161,8 @@ struct pt_flow {
 				/* and the next one's, at most H/4 old */
 	u64 ref_t_ns;		/* time of the last reference update */
 	u64 wnd_lo;		/* derived: pt_wnd_lo() */
-	u64 wnd_hi;		/* derived: pt_wnd_hi() */
+	u64 wnd_hi : 43;	/* derived: pt_wnd_hi() (<= PT_WND_MAX) */
+	u64 line_mbps : 21;	/* the line rate they are of */
 	u64 beta_wnd;		/* derived: β as a window, Q10 (< 2^50) */
 	u32 rtt_prev_us;	/* previous RTT sample, µs (0: none) */
 	u32 grad_rtt_us;	/* the reference samples' RTTs, µs */
@@ -159,7 +170,7 @@ struct pt_flow {
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
 	u32 gen;		/* parameter generation the derived values are of */
-	u32 mss;		/* and MSS */
+	u32 mss;		/* and MSS (and line_mbps, above) */
 	u32 ref_seq;		/* the glue's: snd_nxt at the last reference
 				 * update (in here to fit icsk_ca_priv)
 				 */
@@ -231,7 +242,7 @@ static inline u64 pt_wnd_hi(const struct pt_params *p, u64 tau_ns, u32 mss)
 
 /*
  * The derived values of a flow (see struct pt_flow) for τ = @tau_ns, @mss
- * and the parameters of generation @gen.
+ * and the parameters @p of generation @gen, with its line rate.
  */
 static inline void pt_derive(struct pt_flow *f, const struct pt_params *p,
 			     u64 tau_ns, u32 mss, u32 gen)
@@ -241,6 +252,16 @@ static inline void pt_derive(struct pt_flow *f, const struct pt_params *p,
 	f->beta_wnd = pt_rate_to_wnd(p, p->beta_ppm, tau_ns, mss);
 	f->gen = gen;
 	f->mss = mss;
+	f->line_mbps = p->line_rate_mbps;
+}
+
+/* Are @f's derived values those of @p (generation @gen) and @mss? */
+static inline int pt_derived_current(const struct pt_flow *f,
+				     const struct pt_params *p, u32 gen,
+				     u32 mss)
+{
+	return f->gen == gen && f->mss == mss &&
+	       f->line_mbps == p->line_rate_mbps;
 }
 
 /*
@@ -335,7 +356,8 @@ static inline u64 pt_qdelay_rtt(u64 rtt_ns, const struct pt_flow *f, u64 tau)
 /*
  * Process one RTT sample @rtt_us taken at @now_ns; updates Γ_smooth and the
  * window. @gen is the parameters' generation (a parameter write changes
- * it), @mss the flow's current segment size. Returns nothing: read f->wnd /
+ * it), @mss the flow's current segment size, p->line_rate_mbps the flow's
+ * line rate (may change without @gen). Returns nothing: read f->wnd /
  * pt_pacing_rate() afterwards.
  */
 static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
@@ -353,7 +375,7 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 		new_tau = !p->base_rtt_us;
 	}
 	tau = pt_tau_ns(p, f);
-	if (new_tau || f->gen != gen || f->mss != mss)
+	if (new_tau || !pt_derived_current(f, p, gen, mss))
 		pt_derive(f, p, tau, mss, gen);
 
 	/* First sample: nothing to differentiate against yet. */

@@ -29,6 +29,7 @@
 
 #include "powertcp_compat.h"
 #include "powertcp_core.h"
+#include "powertcp_linkspeed.h"
 #include "powertcp_params.h"
 
 #ifdef POWERTCP_DEF_GAMMA
@@ -89,11 +90,17 @@ static const struct kernel_param_ops powertcp_param_ops = {
 
 /* One per row of powertcp_params.h, with this algorithm's defaults. */
 #define POWERTCP_PARAM_ROW POWERTCP_PARAM
+#define POWERTCP_MODULE_PARAM_ROW POWERTCP_PARAM
 #include "powertcp_params.h"
+
+/* Read-only: the devices whose speed line_rate_auto uses. */
+module_param_cb(link_speeds, &pt_ls_list_ops, NULL, 0444);
+MODULE_PARM_DESC(link_speeds, "devices whose link speed line_rate_auto uses, one a line: NAME ifindex N netns INODE MBIT/S (read-only)");
 
 /*
  * Per-connection state, in icsk_ca_priv; flow.ref_seq is snd_nxt when the
- * reference window last moved.
+ * reference window last moved. It fills icsk_ca_priv: line_rate_auto
+ * keeps nothing per flow (powertcp_line_rate()).
  */
 struct powertcp_sock {
 	struct pt_flow flow;
@@ -124,11 +131,35 @@ static __always_inline u32 powertcp_read_params(struct pt_params *p)
 	return gen;
 }
 
+/*
+ * line_rate_auto: the flow's line rate is its egress device's speed,
+ * looked up on every ACK (an RCU hash lookup, none while no device reports
+ * a speed), so it follows a speed change or a route moving to another
+ * device from the next ACK; line_rate_mbps where the speed is unknown
+ * (powertcp_linkspeed.h). Nothing is kept per flow: the core keys the
+ * flow's derived values on the line rate it is given, as on the MSS, and
+ * derives them again when it changes (pt_derived_current()). Returns
+ * whether the rate is the device's. Inlined, as powertcp_apply().
+ */
+static __always_inline bool powertcp_line_rate(struct sock *sk,
+					       struct pt_params *p)
+{
+	u32 mbps;
+
+	if (!READ_ONCE(powertcp_param_line_rate_auto.val))
+		return false;
+	mbps = pt_ls_sk_mbps(sk);
+	if (!mbps)
+		return false;
+	p->line_rate_mbps = min(mbps, powertcp_param_line_rate_mbps.max);
+	return true;
+}
+
 /* Push the flow's window and rate into the socket. */
 static __always_inline void powertcp_apply(struct sock *sk,
 					   struct powertcp_sock *ca,
 					   const struct pt_params *p,
-					   long rtt_us)
+					   long rtt_us, bool line_auto)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
@@ -140,7 +171,7 @@ static __always_inline void powertcp_apply(struct sock *sk,
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
 	WRITE_ONCE(sk->sk_pacing_rate, rate);
 	trace_powertcp_step(sk, tp->tcp_clock_cache, rtt_us, ca->flow.power,
-			    cwnd, rate);
+			    cwnd, rate, p->line_rate_mbps, line_auto);
 }
 
 static void powertcp_init(struct sock *sk)
@@ -149,6 +180,7 @@ static void powertcp_init(struct sock *sk)
 	struct powertcp_sock *ca = inet_csk_ca(sk);
 	struct pt_params p;
 	u32 gen = powertcp_read_params(&p);
+	bool line_auto = powertcp_line_rate(sk, &p);
 
 	pt_flow_init(&ca->flow, &p, gen, tcp_snd_cwnd(tp),
 		     max_t(u32, tp->mss_cache, 1), tp->tcp_clock_cache);
@@ -156,7 +188,7 @@ static void powertcp_init(struct sock *sk)
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
-	powertcp_apply(sk, ca, &p, -1);
+	powertcp_apply(sk, ca, &p, -1, line_auto);
 }
 
 static void powertcp_cong_control(struct sock *sk,
@@ -165,12 +197,14 @@ static void powertcp_cong_control(struct sock *sk,
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct powertcp_sock *ca = inet_csk_ca(sk);
 	struct pt_params p;
+	bool line_auto;
 	u32 gen;
 
 	/* The SYN-ACK is acked before init runs on an active open. */
 	if (unlikely(!ca->flow.wnd))
 		return;
 	gen = powertcp_read_params(&p);
+	line_auto = powertcp_line_rate(sk, &p);
 	/*
 	 * rtt_us < 0: this ACK carried no RTT sample (e.g. it only acked
 	 * retransmitted data). Keep the last power and window.
@@ -188,7 +222,7 @@ static void powertcp_cong_control(struct sock *sk,
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}
-	powertcp_apply(sk, ca, &p, rs->rtt_us);
+	powertcp_apply(sk, ca, &p, rs->rtt_us, line_auto);
 }
 
 POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)
@@ -215,14 +249,20 @@ static struct tcp_congestion_ops powertcp_ops __read_mostly = {
 
 static int __init powertcp_register(void)
 {
+	int err;
+
 	BUILD_BUG_ON(sizeof(struct powertcp_sock) > ICSK_CA_PRIV_SIZE);
 	BUILD_BUG_ON(PT_EVO_MAX_VARIANT != PT_VAR_ALL);
-	return tcp_register_congestion_control(&powertcp_ops);
+	err = tcp_register_congestion_control(&powertcp_ops);
+	if (!err)
+		pt_ls_init();
+	return err;
 }
 
 static void __exit powertcp_unregister(void)
 {
 	tcp_unregister_congestion_control(&powertcp_ops);
+	pt_ls_exit();
 }
 
 module_init(powertcp_register);

@@ -13,6 +13,10 @@
  * whose defaults) and POWERTCP_PARAM_ROW, then include this file; it
  * undefines POWERTCP_PARAM_ROW, so it can be included again. Ranges are
  * inclusive; the description states the unit and goes into modinfo.
+ *
+ * POWERTCP_MODULE_PARAM_ROW, same arguments, lists the parameters only the
+ * kernel modules have (no field of struct pt_params): line_rate_auto, as
+ * the BPF build cannot read a device's link speed.
  */
 #ifndef _POWERTCP_PARAMS_H
 #define _POWERTCP_PARAMS_H
@@ -28,6 +32,7 @@
 #define PT_THETA_SMOOTH_PCT		100
 #define PT_THETA_BASE_RTT_US		0
 #define PT_THETA_LINE_RATE_MBPS		25000
+#define PT_THETA_LINE_RATE_AUTO		1
 #define PT_THETA_VARIANT		0
 #define PT_THETA_MAX_VARIANT		0	/* the paper's law only */
 
@@ -42,6 +47,7 @@
 #define PT_EVO_SMOOTH_PCT		69
 #define PT_EVO_BASE_RTT_US		0
 #define PT_EVO_LINE_RATE_MBPS		25000
+#define PT_EVO_LINE_RATE_AUTO		1
 #define PT_EVO_VARIANT			4	/* PT_VAR_FAST_REF */
 #define PT_EVO_MAX_VARIANT		7	/* PT_VAR_ALL */
 
@@ -77,3 +83,9 @@ POWERTCP_PARAM_ROW(variant, PT_PARAM_DEF(VARIANT), 0, PT_PARAM_DEF(MAX_VARIANT),
 		   "control-law variant, a mask of powertcp_core.h's PT_VAR_*");
 #undef POWERTCP_PARAM_ROW
 #endif /* POWERTCP_PARAM_ROW */
+
+#ifdef POWERTCP_MODULE_PARAM_ROW
+POWERTCP_MODULE_PARAM_ROW(line_rate_auto, PT_PARAM_DEF(LINE_RATE_AUTO), 0, 1,
+			  "1 = line rate from the egress device's link speed where it reports one, else line_rate_mbps");
+#undef POWERTCP_MODULE_PARAM_ROW
+#endif /* POWERTCP_MODULE_PARAM_ROW */

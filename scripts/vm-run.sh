@@ -9,7 +9,8 @@
 #
 # Usage: scripts/vm-run.sh [--kernel VER|6.1|6.12|/path/to/bzImage]
 #		[--modules DIR] [--mem 2G] [--timeout SEC] [--icount] [--smp N]
-#		[--share DIR]... [--allow-taint MASK] [--keep-log FILE]
+#		[--share DIR]... [--nic MBPS]... [--allow-taint MASK]
+#		[--keep-log FILE]
 #		-- COMMAND [ARGS...]
 #
 #   --kernel	6.1 / 6.12: the Debian kernels named in build/kernels.env
@@ -27,6 +28,10 @@
 #		writes there lands on the host wherever DIR is. Outside the
 #		repo and the shares, writes go to the guest's tmpfs and are
 #		lost. Repeatable; no spaces, ':' or ',' in the path.
+#   --nic	a virtio-net NIC that reports MBPS Mbit/s as its link speed
+#		(0: none, SPEED_UNKNOWN). Repeatable: NIC i (from 1) has MAC
+#		52:54:00:12:00:0i; all are on one QEMU hub, so they reach
+#		each other and nothing else. The guest loads virtio_net.
 #   --allow-taint  taint bits tolerated (default 0x3000: O and E)
 #   --keep-log	copy the guest kernel log to FILE
 #
@@ -48,7 +53,7 @@ trap 'echo "not ok vm-run: internal error at line $LINENO" >&2' ERR
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 VMDIR=$ROOT/build/vm
 KERNEL=6.1 MODULES='' MEM=2G TIMEOUT=1200 ICOUNT=0 SMP=1 KEEP_LOG=''
-SHARES=()
+SHARES=() NICS=()
 ALLOW_TAINT=$((4096 | 8192))
 # Guest kernel log lines that fail the run.
 BAD_LOG='WARNING:|BUG:|Oops|sleeping function called from invalid context|Call Trace|general protection|KASAN|UBSAN'
@@ -73,6 +78,8 @@ while [ $# -gt 0 ]; do
 			ALLOW_TAINT=$(($2)); shift 2 ;;
 	--keep-log)	KEEP_LOG=${2:?}; shift 2 ;;
 	--share)	[ -n "${2:-}" ] || usage; SHARES+=("$2"); shift 2 ;;
+	--nic)		[[ ${2:-} =~ ^[0-9]+$ && ${#NICS[@]} -lt 9 ]] || usage
+			NICS+=("$2"); shift 2 ;;
 	--)		shift; break ;;
 	-h|--help)	usage ;;
 	*)		echo "vm-run: unknown option '$1'" >&2; usage ;;
@@ -258,7 +265,15 @@ exec switch_root /newroot /bin/bash "$vmrun_dir/stage2.sh" "$vmrun_repo"
 STAGE2='export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 run=$(dirname "$0")
 out=
+# What udev/systemd would link in /dev: bash process substitution <(...)
+# needs /dev/fd (dkms uses it).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for i in 0:stdin 1:stdout 2:stderr; do
+	[ -e /dev/${i#*:} ] || ln -s /proc/self/fd/${i%%:*} /dev/${i#*:}
+done
 modprobe -q virtio_console
+# --nic: virtio device id 1 is a network card
+grep -qsx 0x0001 /sys/bus/virtio/devices/*/device && modprobe -q virtio_net
 # no udev: find the port by name in sysfs; ports appear asynchronously
 for i in $(seq 100); do
 	[ -d /sys/bus/virtio/drivers/virtio_console ] || break
@@ -388,6 +403,11 @@ QEMU=(qemu-system-x86_64 -accel tcg -cpu max -m "$MEM" -smp "$SMP"
 for i in "${!SHARED[@]}"; do
 	QEMU+=(-fsdev "local,id=share$i,path=$(qesc "${SHARED[$i]}"),security_model=none,multidevs=remap"
 	       -device "virtio-9p-pci,fsdev=share$i,mount_tag=share$i")
+done
+for i in "${!NICS[@]}"; do
+	QEMU+=(-netdev "hubport,id=nic$i,hubid=0"
+	       -device "virtio-net-pci,netdev=nic$i,mac=52:54:00:12:00:0$((i + 1))$(
+		[ "${NICS[$i]}" = 0 ] || echo ",speed=${NICS[$i]},duplex=full")")
 done
 [ "$ICOUNT" = 0 ] || QEMU+=(-icount "shift=0,sleep=off")
 

@@ -108,6 +108,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		}
 		if ((shift & 0x70) == 0x70)
 			mss = in_range(&r, 1, 65535);
+		/* A line rate change without a write (line_rate_auto). */
+		if ((shift & 0x70) == 0x60)
+			p.line_rate_mbps = in_range(&r, 1,
+						    PT_LINE_RATE_MAX_MBPS);
 		step = take(&r, 1);
 		t += step << (step % 37);
 		pt_on_rtt(&f, &p, gen, rtt, t, mss);

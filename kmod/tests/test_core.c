@@ -566,11 +566,13 @@ static const char *same(const struct pt_flow *f, const struct ref_flow *g,
  * The cached law is the uncached one (ref_law.h, the law before the
  * cache), bit for bit: random parameters, samples, reference updates,
  * parameter writes (each bumps the generation, as the modules' setter
- * does) and MSS changes, every step compared.
+ * does), MSS changes and line rate changes without a new generation (the
+ * modules' line_rate_auto: the flow's device's speed), every step
+ * compared.
  */
 static void test_cache_is_exact(void)
 {
-	int before = tap_checks_failed, writes = 0;
+	int before = tap_checks_failed, writes = 0, lines = 0;
 
 	for (int i = 0; i < 3000 && tap_checks_failed == before; i++) {
 		struct pt_params p = rnd_params();
@@ -594,6 +596,10 @@ static void test_cache_is_exact(void)
 			}
 			if (r % 64 == 1)
 				mss = rnd_range(1, 65535);
+			if (r % 64 == 3) {
+				p.line_rate_mbps = rnd_params().line_rate_mbps;
+				lines++;
+			}
 			t += rnd_range(0, 1ULL << (random() % 30));
 			pt_on_rtt(&f, &p, gen, rtt, t, mss);
 			ref_on_rtt(&g, &p, rtt, t, mss);
@@ -606,6 +612,7 @@ static void test_cache_is_exact(void)
 		}
 	}
 	CHECK(writes > 1000, "only %d parameter writes", writes);
+	CHECK(lines > 1000, "only %d line rate changes", lines);
 }
 
 /*
@@ -613,7 +620,9 @@ static void test_cache_is_exact(void)
  * RTT: lowering the line rate or raising the rate floor moves the window
  * into the new bounds on the first ACK after the write, and so do β and
  * γ change the very next step. Without a new generation the old derived
- * values stay (that is the cache: the setter must bump it).
+ * values stay (that is the cache: the setter must bump it), except for
+ * the line rate, which is part of the key: line_rate_auto changes a
+ * flow's without one.
  */
 static void test_param_write_next_ack(void)
 {
@@ -626,13 +635,17 @@ static void test_param_write_next_ack(void)
 	CHECK(f.wnd > bdp_pkts(&p) * PT_WND_ONE / 2, "window %.2f",
 	      wnd_pkts(&f));
 
-	/* Line rate 100 -> 10 Mb/s: one ACK later, at most the new BDP. */
+	/*
+	 * Line rate 100 -> 10 Mb/s: one ACK later, at most the new BDP; the
+	 * same without a new generation (line_rate_auto, a device's speed).
+	 */
 	p.line_rate_mbps = 10;
 	g = f;
-	pt_on_rtt(&g, &p, 0, 1000, t + 50 * US, MSS);	/* stale generation */
+	pt_on_rtt(&g, &p, 0, 1000, t + 50 * US, MSS);	/* same generation */
 	hi = pt_wnd_hi(&p, pt_tau_ns(&p, &f), MSS);
-	CHECK(g.wnd > hi, "without a new generation the cache stays: %.2f",
-	      wnd_pkts(&g));
+	CHECK(g.wnd <= hi && g.wnd_hi == hi && g.line_mbps == 10,
+	      "line rate without a new generation: window %.2f, bound %.2f",
+	      wnd_pkts(&g), (double)hi / PT_WND_ONE);
 	pt_on_rtt(&f, &p, 1, 1000, t + 50 * US, MSS);
 	CHECK(f.wnd <= hi && pt_pacing_rate(&f, &p, MSS) <= 10000000 / 8,
 	      "first ACK after the write: window %.2f, bound %.2f, rate %llu",
@@ -654,6 +667,11 @@ static void test_param_write_next_ack(void)
 	t = feed_flat(&f, &p, 0, 1000, 50 * US, 20, 0);
 	hi = f.wnd;
 	p.beta_ppm = 60000;
+	g = f;
+	pt_on_rtt(&g, &p, 0, 1000, t + 50 * US, MSS);	/* stale generation */
+	CHECK(g.wnd == g.wnd_old + pt_rate_to_wnd(&p, 6000, 1000 * US, MSS),
+	      "without a new generation the cache stays: %llu",
+	      (unsigned long long)g.wnd);
 	pt_on_rtt(&f, &p, 1, 1000, t + 50 * US, MSS);
 	CHECK(f.wnd == f.wnd_old + pt_rate_to_wnd(&p, 60000, 1000 * US, MSS),
 	      "beta write: %llu, want %llu + %llu", (unsigned long long)f.wnd,

@@ -121,7 +121,14 @@ rmmod_refused_while_in_use() { # module cc
 	local pid
 	hold_conn "$2" 30 > /tmp/hold.out &
 	pid=$!
-	for _ in $(seq 50); do [ -s /tmp/hold.out ] && break; sleep 0.1; done
+	# Up to 30 s: under -icount, guest time runs on while python is read
+	# over 9p from a loaded host (5 s was once too short).
+	for _ in $(seq 300); do [ -s /tmp/hold.out ] && break; sleep 0.1; done
+	if [ ! -s /tmp/hold.out ]; then
+		echo "the socket of $2 was not set up within 30 s"
+		pkill -P "$pid"
+		return 1
+	fi
 	if rmmod "$1" 2>/dev/null; then
 		echo "rmmod succeeded while a socket used $2"
 		pkill -P "$pid"
