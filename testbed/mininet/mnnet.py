@@ -13,7 +13,8 @@ Then, on stdout, one line per node and per link, and "ready":
     link NODE1 INTF1 NODE2 INTF2
 
 The network stays up until stdin closes or SIGTERM/SIGINT, then Mininet
-stops it (net.stop()) and this exits 0. The testbed's shell side
+stops it (net.stop()) and this exits 0. Every host has a static ARP
+entry for every other (Mininet's autoStaticArp, mn --arp). The testbed's shell side
 (testbed/mininet/star.sh) names the namespaces and configures the links.
 
 Mininet's one global change at start, fixLimits (larger tcp_rmem, tcp_wmem,
@@ -74,8 +75,12 @@ def main():
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGHUP, stop)
+    # Static ARP (mn --arp): in the netns backend a host resolves its
+    # gateway, the switch, at once; on one segment it would resolve the
+    # receiver, whose answer waits in the base RTT's delay line, and every
+    # incast sender would connect a round trip later.
     net = Mininet(topo=topo, switch=LinuxBridge, controller=None, link=Link,
-                  build=False)
+                  autoStaticArp=True, build=False)
     try:
         net.build()
         net.start()
