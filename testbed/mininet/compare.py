@@ -9,7 +9,7 @@ Each RESULTS directory is summarized already (summarize_incast.py wrote its
 summary.json). For every (algorithm, seed) in both: the throughput must
 agree within T Mbit/s (default 3, 3% of the 100 Mbit/s link) and the
 average queue within P percent of the netns figure or B bytes, whichever
-is larger (default 25% or 14500 B, one BDP at the defaults). Prints one
+is larger (default 15% or 1500 B, one packet). Prints one
 line per run compared; exits 1 if a run is outside, or none was compared.
 Why these tolerances: README.md, "Mininet".
 """
@@ -35,8 +35,8 @@ def main():
     ap.add_argument("mininet")
     ap.add_argument("--algorithm")
     ap.add_argument("--thr-mbps", type=float, default=3.0)
-    ap.add_argument("--queue-pct", type=float, default=25.0)
-    ap.add_argument("--queue-bytes", type=float, default=14500.0)
+    ap.add_argument("--queue-pct", type=float, default=15.0)
+    ap.add_argument("--queue-bytes", type=float, default=1500.0)
     a = ap.parse_args()
     n, m = runs(a.netns), runs(a.mininet)
     keys = sorted(k for k in n if k in m and
