@@ -77,7 +77,7 @@ pingall() {
 	local out
 	out=$(mn --custom "$ROOT/testbed/mininet/topos.py" --topo "$1" \
 		--switch lxbr --controller none --test pingall 2>&1)
-	echo "$out" | grep -m1 'Results:' | sed 's/^\*** //'
+	echo "$out" | grep -m1 'Results:' | sed 's/^[*]* //'
 	echo "$out" | grep -q 'Results: 0% dropped'
 }
 
