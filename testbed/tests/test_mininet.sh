@@ -75,6 +75,7 @@ PY
 # controller; every host reaches every other.
 pingall() {
 	local out
+	command -v ping > /dev/null || { echo "ping missing (apt-get install iputils-ping)"; return 1; }
 	out=$(mn --custom "$ROOT/testbed/mininet/topos.py" --topo "$1" \
 		--switch lxbr --controller none --test pingall 2>&1)
 	echo "$out" | grep -m1 'Results:' | sed 's/^[*]* //'
