@@ -145,6 +145,13 @@ for i in "${!RELEASES[@]}"; do
 	for t in testbed/tests/test_*.sh; do
 		exp=$(basename "$t" .sh)
 		[ "$exp" != test_faults ] || continue	# above
+		# The Mininet backend is userspace over the kernel features
+		# the netns one uses: its agreement is checked in one kernel.
+		if [ "$exp" = test_mininet ] && [ "$i" != 0 ]; then
+			skip "mininet pipeline in a booted $rel" \
+				"checked in ${RELEASES[0]}"
+			continue
+		fi
 		suite "${exp#test_} pipeline in a booted $rel" \
 			"${vm[@]}" -- bash "$t" "build/kmod-$rel/kmod"
 	done
