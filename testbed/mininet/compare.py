@@ -10,7 +10,9 @@ summary.json). For every (algorithm, seed) in both: the throughput must
 agree within T Mbit/s (default 3, 3% of the 100 Mbit/s link) and the
 average queue within P percent of the netns figure or B bytes, whichever
 is larger (default 15% or 1500 B, one packet). Prints one
-line per run compared; exits 1 if a run is outside, or none was compared.
+line per run compared, with the p99 queue of both for information (one
+tail sample of a short run: not compared); exits 1 if a run is outside,
+or none was compared.
 Why these tolerances: README.md, "Mininet".
 """
 import argparse
@@ -53,11 +55,13 @@ def main():
         ok = abs(dthr) <= a.thr_mbps and abs(dq) <= qtol
         bad += not ok
         print("%s seed %d: throughput %.2f vs %.2f Mbit/s (%+.2f, within "
-              "%g), avg queue %.0f vs %.0f B (%+.1f%%, within %.0f B)%s"
+              "%g), avg queue %.0f vs %.0f B (%+.1f%%, within %.0f B), "
+              "p99 queue %s vs %s B%s"
               % (k[0], k[1], x["avg_throughput_mbps"],
                  y["avg_throughput_mbps"], dthr, a.thr_mbps,
                  x["avg_queue_bytes"], y["avg_queue_bytes"],
                  100 * dq / max(1, x["avg_queue_bytes"]), qtol,
+                 x.get("p99_queue_bytes"), y.get("p99_queue_bytes"),
                  "" if ok else ": OUTSIDE"))
     sys.exit(1 if bad else 0)
 

@@ -4,18 +4,20 @@
 
     /usr/bin/python3 testbed/mininet/mnnet.py TOPO[,ARG...]
 
-Mininet builds the nodes and links (hosts: namespaces with a shell each,
-switches: Linux bridges, no controller, plain veth links) and starts them.
-Then, on stdout, one line per node and per link, and "ready":
+Mininet builds the nodes and links (hosts and routers: namespaces with a
+shell each, the routers forwarding IPv4; plain veth links; no switch, no
+controller) and starts them. Then, on stdout, one line per node and per
+link, and "ready":
 
-    host NAME PID          a host's shell (its network namespace)
-    switches PID           the namespace of the bridges (this process')
+    host NAME PID          a node's shell (its network namespace): a host
+                           or a router (s1, s2, leafN, spine1)
     link NODE1 INTF1 NODE2 INTF2
 
 The network stays up until stdin closes or SIGTERM/SIGINT, then Mininet
-stops it (net.stop()) and this exits 0. Every host has a static ARP
-entry for every other (Mininet's autoStaticArp, mn --arp). The testbed's shell side
-(testbed/mininet/star.sh) names the namespaces and configures the links.
+stops it (net.stop()) and this exits 0. ARP is dynamic, as in the netns
+backend: a host resolves its router, a router its hosts. The testbed's
+shell side (testbed/mininet/star.sh) names the namespaces and configures
+the links.
 
 Mininet's one global change at start, fixLimits (larger tcp_rmem, tcp_wmem,
 netdev_max_backlog and so on in the namespace that new hosts copy), is
@@ -38,7 +40,6 @@ try:
     from mininet.link import Link
     from mininet.log import setLogLevel
     from mininet.net import Mininet
-    from mininet.nodelib import LinuxBridge
     import topos
 except ImportError as e:
     die("%s: Mininet's Python module is missing for %s (apt-get install "
@@ -64,8 +65,7 @@ def main():
         die("%s: %s" % (sys.argv[1], e), 2)
     if os.geteuid() != 0:
         die("must run as root")
-    for tool, pkg in (("mnexec", "mininet"), ("brctl", "bridge-utils"),
-                      ("ifconfig", "net-tools")):
+    for tool, pkg in (("mnexec", "mininet"), ("ifconfig", "net-tools")):
         if not any(os.access(os.path.join(d, tool), os.X_OK)
                    for d in os.environ.get("PATH", "/usr/bin").split(":")
                    + ["/usr/sbin", "/sbin"]):
@@ -75,18 +75,12 @@ def main():
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGHUP, stop)
-    # Static ARP (mn --arp): in the netns backend a host resolves its
-    # gateway, the switch, at once; on one segment it would resolve the
-    # receiver, whose answer waits in the base RTT's delay line, and every
-    # incast sender would connect a round trip later.
-    net = Mininet(topo=topo, switch=LinuxBridge, controller=None, link=Link,
-                  autoStaticArp=True, build=False)
+    net = Mininet(topo=topo, controller=None, link=Link, build=False)
     try:
         net.build()
         net.start()
         for h in net.hosts:
             print("host %s %d" % (h.name, h.pid))
-        print("switches %d" % os.getpid())
         for ln in net.links:
             print("link %s %s %s %s" % (ln.intf1.node.name, ln.intf1.name,
                                         ln.intf2.node.name, ln.intf2.name))

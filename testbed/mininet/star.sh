@@ -5,19 +5,21 @@
 # testbed/incast.sh (--backend mininet). Sourced after topology.sh.
 #
 # Mininet (testbed/mininet/mnnet.py, the topology incast,N of topos.py)
-# creates the hosts (a namespace and a shell each), the switch (a Linux
-# bridge, no controller) and the veth links, and holds them while the
-# experiment runs. This side then names the namespaces as the netns backend
-# does (ip netns attach: tb_rcv, tb_h1.., tb_sw for the bridge's own
-# namespace) and configures them with the netns backend's own function,
-# tb_star_shape: the same sysctls, NIC settings, netem delay and bottleneck
-# (tbf, and RED for the ecn queue) with the same tc commands. Traffic,
-# sampling and analysis are then the same as the netns backend's.
+# creates the hosts (a namespace and a shell each), the switch (a router:
+# a node of its own that forwards IPv4, one /24 per port, as the netns
+# backend's) and the veth links, and holds them while the experiment runs.
+# This side then names the namespaces as the netns backend does (ip netns
+# attach: tb_rcv, tb_h1.., tb_sw for the router s1) and configures them
+# with the netns backend's own function, tb_star_shape: the same sysctls,
+# NIC settings, netem delay and bottleneck (tbf, and RED for the ecn queue)
+# with the same tc commands, on the router's port towards the receiver,
+# to_rcv. Traffic, sampling and analysis are then the same as the netns
+# backend's.
 #
-# What differs: the switch is a layer-2 bridge in the runner's namespace,
-# not a router in its own (one subnet, 10.0.0.0/16, with the netns
-# backend's addresses; the receiver's quickack is on its subnet route), and
-# the bottleneck is the bridge's port towards the receiver, s1-eth1.
+# So both backends build the same forwarding path, addresses, routes and
+# port names; what differs is who creates the namespaces and links
+# (Mininet's shells, idle during the run, in every node) and the MAC
+# addresses. Not a Linux bridge: docs/DESIGN.md, "The Mininet backend".
 
 # "A && B || die" throughout: die if any of the steps fails, as meant.
 # shellcheck disable=SC2015
@@ -32,8 +34,6 @@ tb_mn_check() {
 		tb_die "--backend mininet: Mininet missing (apt-get install mininet)"
 	command -v mnexec > /dev/null ||
 		tb_die "--backend mininet: mnexec missing (apt-get install mininet)"
-	command -v brctl > /dev/null ||
-		tb_die "--backend mininet: brctl missing (apt-get install bridge-utils)"
 }
 
 # tb_mn_stop: stop the Mininet network, if one runs: its stdin closes and
@@ -54,7 +54,7 @@ tb_mn_stop() {
 }
 
 # tb_mn_star N_HOSTS: tb_star's topology (and variables), by Mininet. Sets
-# TB_BOTTLENECK_DEV to the bridge's port towards the receiver.
+# TB_BOTTLENECK_DEV to the router's port towards the receiver (to_rcv).
 tb_mn_star() {
 	local n=$1 mtu=${TB_MTU:-1500} cc=${TB_CC:-cubic}
 	local kind a b d swports=() ns dev
@@ -77,10 +77,10 @@ tb_mn_star() {
 	TB_BOTTLENECK_DEV=''
 	while read -r kind a b _ d; do
 		case $kind in
-		host) ip netns attach "tb_$a" "$b" ||
-			tb_die "cannot name Mininet host $a's namespace" ;;
-		switches) ip netns attach "$TB_SW" "$a" ||
-			tb_die "cannot name the Mininet switch's namespace" ;;
+		host) ns=tb_$a
+			[ "$a" != s1 ] || ns=$TB_SW
+			ip netns attach "$ns" "$b" ||
+			tb_die "cannot name Mininet node $a's namespace" ;;
 		link) swports+=("$d")
 			[ "$a" != rcv ] || TB_BOTTLENECK_DEV=$d ;;
 		esac
@@ -94,10 +94,10 @@ tb_mn_star() {
 		ip -n "$TB_SW" link set "$dev" mtu "$mtu" ||
 			tb_die "cannot set the MTU of $dev"
 	done
-	# The netns backend's receiver ACKs every segment by its default route;
-	# here every host is on the receiver's subnet.
-	ip -n "$TB_RCV" route replace 10.0.0.0/16 dev eth0 proto kernel \
-		scope link src "$TB_RCV_ADDR" quickack 1 ||
+	# The receiver ACKs every segment (quickack on its default route), as
+	# in tb_star; the switch's own defaults are tb_star's too.
+	ip -n "$TB_RCV" route replace default via 10.0.0.1 quickack 1 ||
 		tb_die "cannot set quickack on the receiver's route"
+	tb_ns_defaults "$TB_SW" "$cc"
 	tb_star_shape "$n"
 }

@@ -6,7 +6,7 @@
 # theta_powertcp and cubic must give the summary.json of the netns backend,
 # figures within the stated tolerance of the netns run with the same seed
 # (testbed/mininet/compare.py; README.md, "Mininet", says why), and the
-# custom-topology file must work from mn (pingall, Linux bridges, no
+# custom-topology file must work from mn (pingall; routers, no switch, no
 # controller, no Open vSwitch).
 #
 # The netns runs are test_incast.sh's (build/test-incast/, which make check
@@ -71,13 +71,13 @@ if ka != kb or set(a) != set(b):
 PY
 }
 
-# pingall TOPO: mn with the custom topologies, Linux bridges and no
-# controller; every host reaches every other.
+# pingall TOPO: mn with the custom topologies (routers, no switch) and no
+# controller; every node reaches every other.
 pingall() {
 	local out
 	command -v ping > /dev/null || { echo "ping missing (apt-get install iputils-ping)"; return 1; }
 	out=$(mn --custom "$ROOT/testbed/mininet/topos.py" --topo "$1" \
-		--switch lxbr --controller none --test pingall 2>&1)
+		--controller none --test pingall 2>&1)
 	echo "$out" | grep -m1 'Results:' | sed 's/^[*]* //'
 	echo "$out" | grep -q 'Results: 0% dropped'
 }
@@ -124,7 +124,7 @@ check "mnnet.py: a bad topology exits 2 with a one-line reason" bad_arg \
 # Last: mn raises the namespace defaults (fixLimits), the incasts above
 # must run on the kernel's.
 for t in incast,10 dumbbell,4 leafspine; do
-	check "mn --custom topos.py --topo $t (lxbr, no controller): pingall" \
+	check "mn --custom topos.py --topo $t (routers, no controller): pingall" \
 		pingall "$t"
 done
 check "no Open vSwitch ran" sh -c '! pgrep -x "ovs-vswitchd|ovsdb-server"'
