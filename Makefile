@@ -95,15 +95,15 @@ SEEDS ?= 3
 
 incast:
 	bash testbed/run.sh incast --seeds $(SEEDS)
-	python3 testbed/report.py
+	python3 testbed/report.py --keep
 
 fairness:
 	bash testbed/run.sh fairness --seeds $(SEEDS)
-	python3 testbed/report.py
+	python3 testbed/report.py --keep
 
 websearch:
 	bash testbed/run.sh websearch
-	python3 testbed/report.py
+	python3 testbed/report.py --keep
 
 reproduce:
 	bash testbed/run.sh incast --seeds $(SEEDS)
@@ -131,7 +131,7 @@ fuzz-long:
 
 bench-ack:
 	bash scripts/bench-ack.sh $(BENCH_ARGS)
-	python3 testbed/report.py
+	python3 testbed/report.py --keep
 
 TRIALS ?= 40
 evolve:

@@ -14,7 +14,8 @@
 #
 # Prints KTAP, one result per case; OUT/CASE/ holds flows.csv, verify.csv,
 # case.json (the figures), dmesg.txt and ss-hN.txt (the senders' sockets
-# at the end); OUT/params.json the run.
+# at the end), qdisc-hN.txt (their netem's counters, in the netem cases);
+# OUT/params.json the run.
 
 # "A && B || C" throughout: C if either fails, as meant.
 # shellcheck disable=SC2015
@@ -216,8 +217,14 @@ case_set() {
 	base) C_NOTE="4 MB buffer, no fault" ;;
 	loss0.1) C_NETEM='loss 0.1%' ;;
 	loss1) C_NETEM='loss 1%' ;;
-	loss5) C_NETEM='loss 5%' ;;
-	reorder) C_NETEM='delay 300us reorder 25% 50%' ;;
+	# A retransmission lost again doubles the RTO (200, 400, 800 ms...):
+	# at 5% some segment of a run meets three losses in a row (p^3 over
+	# ~500 losses: ~6% of runs), so 3.2 s, four RTOs.
+	loss5) C_NETEM='loss 5%' C_BOUND_US=3200000 ;;
+	# netem reorders by delaying: 75% of packets take 300 us more, so
+	# the path's base RTT is RTT + 300 us, and that is tau.
+	reorder) C_NETEM='delay 300us reorder 25% 50%'
+		C_TAU_US=$((RTT_US + 300)) C_NOTE="tau = RTT + netem's 300 us" ;;
 	duplicate) C_NETEM='duplicate 2%' ;;
 	corrupt) C_NETEM='corrupt 1%' ;;
 	linkdown1s) C_ACTION=act_linkdown1s C_BOUND_US=3000000 C_DRAIN_US=6000000 ;;
@@ -262,9 +269,7 @@ case_topology() {
 	TB_MTU=$C_MTU TB_CC=$CC TB_ECN_K_BYTES=$C_K tb_star "$C_HOSTS"
 	if [ -n "$C_NETEM" ]; then
 		for i in $(seq 1 "$C_HOSTS"); do
-			# shellcheck disable=SC2086
-			tc -n "tb_h$i" qdisc add dev eth0 root netem $C_NETEM \
-				limit 100000 || tb_die "cannot add netem $C_NETEM"
+			add_netem "tb_h$i"
 		done
 	fi
 	if [ "$C_V6" = 1 ]; then
@@ -290,6 +295,29 @@ case_flows() {
 		start=$((i * C_SPACING_US))
 		echo "--flow $i,tb_h$((i % C_HOSTS + 1)),$dst,5001,$start,$C_BYTES,$stop${C_CC0:+,$C_CC0}"
 	done
+}
+
+# add_netem NS: the case's netem on NS's eth0, for TCP segments other than
+# SYNs. A lost SYN waits out TCP's initial RTO of 1 s (RFC 6298), and a lost
+# ARP packet the neighbour table's 1 s retransmission (retrans_time_ms), so
+# the flow connects a second late whatever the congestion control: in a
+# run of a second or so it never connects at all. The cases test the
+# transfer: a prio qdisc sends TCP to the band with the netem, and SYNs
+# (IPv4 without options: TCP's flags at byte 33), ARP and the rest to the
+# band without.
+add_netem() {
+	local netem
+	read -r -a netem <<< "$C_NETEM"
+	tc -n "$1" qdisc add dev eth0 root handle 1: prio bands 2 \
+		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+	tc -n "$1" qdisc add dev eth0 parent 1:2 handle 20: netem \
+		"${netem[@]}" limit 100000 &&
+	tc -n "$1" filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+		match ip protocol 6 0xff match u8 0x05 0x0f at 0 \
+		match u8 0x02 0x02 at 33 flowid 1:1 &&
+	tc -n "$1" filter add dev eth0 parent 1: protocol ip prio 2 u32 \
+		match ip protocol 6 0xff flowid 1:2 ||
+		tb_die "cannot add netem $C_NETEM"
 }
 
 run_case() {
@@ -322,6 +350,9 @@ run_case() {
 	# did not finish.
 	for i in $(seq 1 "$C_HOSTS"); do
 		ip netns exec "tb_h$i" ss -tinoe > "$dir/ss-h$i.txt" 2>&1 || true
+		[ -z "$C_NETEM" ] ||
+			{ tc -n "tb_h$i" -s qdisc show dev eth0
+			  tc -n "tb_h$i" -s class show dev eth0; } > "$dir/qdisc-h$i.txt" 2>&1
 	done
 	cp "$WORK/flows.csv" "$WORK/verify.csv" "$WORK/tcpflows.out" "$dir/" 2>/dev/null || true
 	cp "$WORK"/action.txt "$WORK"/ss-h1-after-* "$dir/" 2>/dev/null || true

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Write docs/RESULTS.md from results/ (make incast/fairness/... run this).
 
-    testbed/report.py [RESULTS_ROOT [DOCS_DIR]]
+    testbed/report.py [--keep] [RESULTS_ROOT [DOCS_DIR]]
 
 For each experiment with a summary under RESULTS_ROOT (incast, fairness,
 websearch), copies its plots into DOCS_DIR/img/ and writes its tables, how
@@ -17,6 +17,13 @@ what does not change from run to run (why the testbed is built as it is,
 how to read the tables) is in the hand-written docs/DESIGN.md, linked.
 Results of older runs without run.json or the module record still work:
 what they do not record is said to be unrecorded.
+
+--keep (what make incast, fairness, websearch and bench-ack use): a
+section whose experiment has no results under RESULTS_ROOT is kept as the
+existing DOCS_DIR/RESULTS.md has it, with its own "Made by" line (each
+section says which run and commit it is from), so that one experiment can
+be rerun without rerunning the others. Without it (make reproduce), the
+document holds the experiments found and nothing else.
 """
 import json
 import os
@@ -27,8 +34,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tblib import order_key, pm  # noqa: E402
 
-root = sys.argv[1] if len(sys.argv) > 1 else "results"
-docs = sys.argv[2] if len(sys.argv) > 2 else "docs"
+args = sys.argv[1:]
+KEEP = "--keep" in args
+args = [a for a in args if a != "--keep"]
+root = args[0] if len(args) > 0 else "results"
+docs = args[1] if len(args) > 1 else "docs"
 DESIGN = "DESIGN.md"
 # Per-algorithm fields of params.json, listed per algorithm, not in the
 # common block.
@@ -165,7 +175,7 @@ def old_layout(exp):
 
 
 def incast(doc):
-    w("## 10:1 incast")
+    w(TITLES["incast"])
     w("")
     how_made("incast")
     if not isinstance(doc, dict):
@@ -251,7 +261,7 @@ def incast(doc):
 
 
 def fairness(doc):
-    w("## Fairness")
+    w(TITLES["fairness"])
     w("")
     how_made("fairness")
     if not isinstance(doc, dict):
@@ -361,7 +371,7 @@ def fairness(doc):
 
 def websearch(rows):
     main = [r for r in rows if r["bucket"] in ("short", "medium", "long")]
-    w("## Web search")
+    w(TITLES["websearch"])
     w("")
     how_made("websearch")
     w("Flow completion time slowdown (FCT / FCT alone on the empty network)")
@@ -405,7 +415,7 @@ def websearch(rows):
 
 def bench_ack(doc):
     """The per-ACK cost benchmark (make bench-ack): results/bench-ack."""
-    w("## Per-ACK cost")
+    w(TITLES["bench-ack"])
     w("")
     w("Instructions per ACK of each algorithm's ACK-path hooks, timed by the")
     w("function_graph tracer in a guest under -icount, where the x86-tsc")
@@ -414,7 +424,9 @@ def bench_ack(doc):
     w("in, the empty function's own few instructions, is the same for every")
     w("algorithm). CPU headroom: iperf3 with 2 flows and no rate limit, the")
     w("algorithms interleaved in one guest, median [min, max] of the")
-    w("repetitions. How it is measured, and the per-ACK work it led to:")
+    w("repetitions; ours with min_rate_ppm=1000000, so that the law runs on")
+    w("every ACK but its output, floored at the line rate, does not bind.")
+    w("How it is measured, and the per-ACK work it led to:")
     w("[DESIGN.md](%s#the-per-ack-cost)." % DESIGN)
     w("")
     r = doc.get("run", {})
@@ -455,6 +467,31 @@ def bench_ack(doc):
     w("")
 
 
+# Each experiment's section title, for --keep.
+TITLES = {"incast": "## 10:1 incast", "fairness": "## Fairness",
+          "websearch": "## Web search", "bench-ack": "## Per-ACK cost"}
+
+
+def existing_sections():
+    """The sections of the existing RESULTS.md, by experiment: its lines
+    from the title to the next title."""
+    try:
+        with open(os.path.join(docs, "RESULTS.md")) as f:
+            lines = f.read().rstrip("\n").split("\n")
+    except FileNotFoundError:
+        return {}
+    by_title = {v: k for k, v in TITLES.items()}
+    sections, cur = {}, None
+    for line in lines:
+        if line.startswith("## "):
+            cur = by_title.get(line)
+            if cur:
+                sections[cur] = []
+        if cur:
+            sections[cur].append(line)
+    return sections
+
+
 def main():
     w("# Results")
     w("")
@@ -465,12 +502,16 @@ def main():
     w("[DESIGN.md](%s)." % DESIGN)
     w("")
     done = 0
+    kept = existing_sections() if KEEP else {}
     for exp, fn in (("incast", incast), ("fairness", fairness),
                     ("websearch", websearch), ("bench-ack", bench_ack)):
         doc = load(exp)
         if doc:
             fn(doc)
             done += 1
+        elif exp in kept:
+            out.extend(kept[exp] + ([""] if kept[exp][-1] else []))
+            print("report: %s kept from the existing RESULTS.md" % exp)
     if not done:
         sys.exit("report: no results under %s (run make incast first)" % root)
     with open(os.path.join(docs, "RESULTS.md"), "w") as f:

@@ -38,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -667,7 +669,11 @@ static int cmd_unload(const struct alg *a)
 		close(fd);
 	}
 	remove_pins(a->name);
-	if (!wait_available(a->name, false, 2000))
+	/*
+	 * The kernel unregisters when it frees the link or map, after an RCU
+	 * grace period: seconds on a loaded host (2 s was once too short).
+	 */
+	if (!wait_available(a->name, false, 10000))
 		fail("%s: still registered after unload", a->name);
 	printf("%s: unregistered\n", a->name);
 	return 0;
@@ -700,15 +706,40 @@ static int open_params(const struct alg *a, struct pt_params *p)
 	return fd;
 }
 
+/*
+ * The algorithm's ctl, mapped (the map is BPF_F_MMAPABLE): the loader
+ * changes one field with one atomic operation, so that a trace turning
+ * events on or off, a set bumping the generation and the kernel counting
+ * lost events never undo one another, as whole-value map updates would.
+ */
+static struct pt_bpf_ctl *map_ctl(const struct alg *a)
+{
+	int fd = open_pinned(a->name, "ctl");
+	void *c = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE),
+		       PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (c == MAP_FAILED)
+		fail("%s: cannot map ctl: %s (loaded by an older powertcp-bpf?"
+		     " unload and load again)", a->name, strerror(errno));
+	close(fd);
+	return c;
+}
+
 static int cmd_set(const struct alg *a, int argc, char **argv)
 {
-	struct pt_bpf_ctl c;
+	struct pt_bpf_ctl *c;
 	struct pt_params p;
+	char dir[256];
 	__u32 zero = 0;
-	int fd;
+	int fd, lock;
 
 	if (argc < 1)
 		usage_error("set %s needs PARAM=VALUE", a->name);
+	/* One set at a time: each rewrites the whole params value. */
+	pin_path(dir, sizeof(dir), a->name, NULL);
+	lock = open(dir, O_RDONLY | O_DIRECTORY);
+	if (lock < 0 || flock(lock, LOCK_EX))
+		fail("%s: cannot lock %s: %s", a->name, dir, strerror(errno));
 	fd = open_params(a, &p);
 	apply_args(a, &p, argc, argv);
 	if (bpf_map_update_elem(fd, &zero, &p, BPF_EXIST))
@@ -716,12 +747,10 @@ static int cmd_set(const struct alg *a, int argc, char **argv)
 		     strerror(errno));
 	close(fd);
 	/* Then a new generation: flows derive their constants again. */
-	fd = open_pinned(a->name, "ctl");
-	if (bpf_map_lookup_elem(fd, &zero, &c) || (c.gen++,
-	    bpf_map_update_elem(fd, &zero, &c, BPF_EXIST)))
-		fail("%s: cannot bump the parameters' generation: %s",
-		     a->name, strerror(errno));
-	close(fd);
+	c = map_ctl(a);
+	__atomic_fetch_add(&c->gen, 1, __ATOMIC_SEQ_CST);
+	munmap(c, (size_t)sysconf(_SC_PAGESIZE));
+	close(lock);
 	return 0;
 }
 
@@ -757,6 +786,7 @@ static int cmd_get(const struct alg *a, int argc, char **argv)
 
 static void status_one(const struct alg *a)
 {
+	struct pt_bpf_ctl *c;
 	struct pt_params p;
 	__u32 refs, state;
 	bool avail = cc_available(a->name);
@@ -785,7 +815,12 @@ static void status_one(const struct alg *a)
 		       " and namespace defaults using it)\n", refs);
 	close(fd);
 	close(open_params(a, &p));
-	printf("  ");
+	c = map_ctl(a);
+	printf("  parameters' generation %u; events %s, %llu lost\n  ",
+	       __atomic_load_n(&c->gen, __ATOMIC_SEQ_CST),
+	       __atomic_load_n(&c->trace, __ATOMIC_SEQ_CST) ? "on" : "off",
+	       (unsigned long long)__atomic_load_n(&c->lost, __ATOMIC_SEQ_CST));
+	munmap(c, (size_t)sysconf(_SC_PAGESIZE));
 	print_params(a, &p, " ", "\n");
 }
 
@@ -833,27 +868,15 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static int set_trace(int ctl_fd, __u32 on, __u64 *lost)
-{
-	struct pt_bpf_ctl c;
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(ctl_fd, &zero, &c))
-		return -1;
-	c.trace = on;
-	*lost = c.lost;
-	/* lost is the kernel's to count: write back what we read. */
-	return bpf_map_update_elem(ctl_fd, &zero, &c, BPF_EXIST);
-}
-
 static int cmd_trace(const struct alg *a, int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct ring_buffer *rb;
 	double seconds = 0;
 	struct timespec t0, t;
+	struct pt_bpf_ctl *ctl;
 	__u64 lost0, lost1;
-	int ctl_fd, ev_fd, i, err;
+	int ev_fd, i, err;
 	char *end;
 
 	for (i = 0; i < argc; i++) {
@@ -875,7 +898,7 @@ static int cmd_trace(const struct alg *a, int argc, char **argv)
 		fail("%s is not loaded by powertcp-bpf%s", a->name,
 		     module_loaded(a->name) ? " (it is the kernel module: use"
 		     " its powertcp_step tracepoint)" : "");
-	ctl_fd = open_pinned(a->name, "ctl");
+	ctl = map_ctl(a);
 	ev_fd = open_pinned(a->name, "events");
 	rb = ring_buffer__new(ev_fd, on_event, NULL, NULL);
 	if (!rb)
@@ -885,8 +908,8 @@ static int cmd_trace(const struct alg *a, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (set_trace(ctl_fd, 1, &lost0))
-		fail("%s: cannot enable events: %s", a->name, strerror(errno));
+	lost0 = __atomic_load_n(&ctl->lost, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ctl->trace, 1, __ATOMIC_SEQ_CST);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!stop) {
 		err = ring_buffer__poll(rb, 100);
@@ -897,7 +920,8 @@ static int cmd_trace(const struct alg *a, int argc, char **argv)
 		    (t.tv_nsec - t0.tv_nsec) / 1e9 >= seconds)
 			break;
 	}
-	set_trace(ctl_fd, 0, &lost1);
+	__atomic_store_n(&ctl->trace, 0, __ATOMIC_SEQ_CST);
+	lost1 = __atomic_load_n(&ctl->lost, __ATOMIC_SEQ_CST);
 	ring_buffer__free(rb);
 	if (lost1 > lost0)
 		fprintf(stderr, "%s: %s: %llu events lost (ring buffer full)\n",

@@ -9,7 +9,8 @@
  *   ops      the struct_ops map (tcp_congestion_ops) that registers it
  *   link     its struct_ops link, on kernels that have them (6.4+)
  *   params   ARRAY[1] of struct pt_params (powertcp_core.h): the tunables
- *   ctl      ARRAY[1] of struct pt_bpf_ctl
+ *   ctl      ARRAY[1] of struct pt_bpf_ctl, mmapable: the loader changes
+ *            one field at a time with an atomic operation on the mapping
  *   events   RINGBUF of struct pt_bpf_event, one per ACK while tracing
  */
 #ifndef _POWERTCP_BPF_H

@@ -56,6 +56,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct pt_bpf_ctl);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* the loader's atomics */
 } ctl SEC(".maps");
 
 struct {

@@ -737,6 +737,18 @@ check "report.py: RESULTS.md from the seeds' summaries" sh -c "
 	grep -q '^| theta_powertcp | .* | 0.993 ± 0.000 (0.993) |' '$S/docs/RESULTS.md' &&
 	grep -q '^| theta_powertcp | 2 | yes | 0.993 (1, 1) | \*\*no\*\* | 80.0 RTTs (2, 1, 1) |' '$S/docs/RESULTS.md' &&
 	grep -c 'seeds (1, 2' '$S/docs/RESULTS.md'"
+# --keep: a rerun of fairness alone keeps the incast section it finds in
+# RESULTS.md, and the run without --keep drops it.
+check "report.py --keep: the other experiments' sections stay" sh -c "
+	mkdir -p '$S/fonly' '$S/docs2' && ln -sfn '$S/fairness' '$S/fonly/fairness' &&
+	cp '$S/docs/RESULTS.md' '$S/docs2/' &&
+	sed -i 's/^| cubic | 3 | 100.00 ± 0.00 |/| cubic | 3 | 100.00 ± 0.00 KEPT |/' '$S/docs2/RESULTS.md' &&
+	'$PY3' '$TB/report.py' --keep '$S/fonly' '$S/docs2' >/dev/null &&
+	grep -q '^| cubic | 3 | 100.00 ± 0.00 KEPT |' '$S/docs2/RESULTS.md' &&
+	grep -q '^| theta_powertcp | 2 | yes | 0.993 (1, 1) |' '$S/docs2/RESULTS.md' &&
+	'$PY3' '$TB/report.py' '$S/fonly' '$S/docs2' >/dev/null &&
+	! grep -q '^## 10:1 incast' '$S/docs2/RESULTS.md' &&
+	grep -q '^## Fairness' '$S/docs2/RESULTS.md' && echo kept, then dropped"
 check "summarize_fairness.py: no runs, one line" sh -c "mkdir -p '$S/none/x'
 	! '$PY3' '$TB/summarize_fairness.py' '$S/none' 2>'$S/none.err' &&
 	[ \$(wc -l < '$S/none.err') = 1 ] && cat '$S/none.err'"

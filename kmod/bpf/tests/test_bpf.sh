@@ -310,6 +310,36 @@ trace_fires() { # cc
 	echo "$line"
 }
 
+# gen CC: the parameters' generation, from status.
+gen() {
+	pt status "$1" | sed -n "s/.*parameters' generation \([0-9]*\);.*/\1/p"
+}
+
+# Two writers of different parameters and a trace turning events on and
+# off, all at once: every set lands and bumps the generation once.
+concurrent_sets() { # cc
+	local g0 g1 tpid apid bpid n=100 i
+	g0=$(gen "$1")
+	[ -n "$g0" ] || { echo "no generation in status"; return 1; }
+	for i in 1 2 3; do pt trace "$1" -t 0.3 >/dev/null 2>&1; done &
+	tpid=$!
+	(for i in $(seq $n); do pt set "$1" gamma=$((500 + i)) || exit 1; done) &
+	apid=$!
+	(for i in $(seq $n); do pt set "$1" beta_ppm=$((1000 + i)) || exit 1; done) &
+	bpid=$!
+	if ! wait $apid || ! wait $bpid; then
+		echo "a set failed"
+		return 1
+	fi
+	wait $tpid
+	g1=$(gen "$1")
+	[ "$((g1 - g0))" = $((2 * n)) ] ||
+		{ echo "generation $g0 -> $g1 after $((2 * n)) sets"; return 1; }
+	[ "$(pt get "$1" gamma),$(pt get "$1" beta_ppm)" = "$((500 + n)),$((1000 + n))" ] ||
+		{ echo "a lost write: gamma $(pt get "$1" gamma), beta_ppm $(pt get "$1" beta_ppm)"; return 1; }
+	echo "generation $g0 -> $g1, both last values in force"
+}
+
 # A refused write leaves the old value.
 refused_set() { # cc param value
 	local before after out
@@ -410,6 +440,8 @@ for cc in theta_powertcp powertcp_evo; do
 		iperf_rate_ok "$cc"
 	check "$cc: trace prints the powertcp_step fields per ACK" trace_fires "$cc"
 
+	check "$cc: concurrent sets and a trace: no write or generation lost" \
+		concurrent_sets "$cc"
 	check "$cc: gamma=0 refused, value kept" refused_set "$cc" gamma 0
 	check "$cc: gamma=1025 refused, value kept" refused_set "$cc" gamma 1025
 	check "$cc: beta_ppm=abc refused, value kept" refused_set "$cc" beta_ppm abc
