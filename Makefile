@@ -158,6 +158,15 @@ faults:
 	bash testbed/run_faults.sh --kernels "$(FAULTS_KERNELS)" \
 		$(if $(CASES),-- --cases $(CASES))
 
+# The Mininet backend against netns (testbed/tests/test_mininet.sh, the
+# whole test; make check runs its smoke): one 6.1 guest under -icount.
+mininet: tools
+	@[ -f build/kernels.env ] || bash scripts/setup.sh
+	. build/kernels.env && scripts/build-kmod.sh \
+		"/usr/src/linux-headers-$$KVER_61" "build/kmod-$$KVER_61" > /dev/null && \
+	scripts/vm-run.sh --kernel 6.1 --icount --timeout 3600 -- \
+		bash testbed/tests/test_mininet.sh "build/kmod-$$KVER_61/kmod"
+
 RUNS ?= 100000000
 fuzz-long:
 	bash scripts/fuzz-long.sh $(RUNS)
@@ -190,7 +199,7 @@ evolve-websearch:
 			--flows 2000 || exit 1; \
 	done
 
-.PHONY: faults fuzz-long
+.PHONY: faults fuzz-long mininet
 .PHONY: all modules install dkms-install dkms-uninstall deb clean distclean \
 	tools unit quick check check-dkms incast fairness websearch reproduce \
 	evolve evolve-rankcheck evolve-heldout evolve-websearch bench-ack

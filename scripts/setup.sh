@@ -7,6 +7,8 @@
 #   - bpftool, libbpf-dev and llvm (llvm-strip) for the BPF build (make bpf);
 #   - dkms, dh-dkms, debhelper and lintian for make dkms-install / make deb
 #     (the guests see the host's root, so the DKMS test uses these too);
+#   - mininet and iputils-ping (mn's pingall) for the Mininet backend
+#     (routers, no switch, no Open vSwitch: --no-install-recommends);
 #   - Debian's 6.1 (bookworm) kernel image + headers;
 #   - Debian's 6.12 (bookworm-backports) kernel image + headers, adding the
 #     backports suite from the machine's own Debian mirror entry if missing;
@@ -60,6 +62,7 @@ if [ -f "$STAMP" ] && [ -x "$ROOT/build/checkpatch/scripts/checkpatch.pl" ]; the
 	for p in qemu-system-x86 sparse iperf3 ethtool busybox-static clang \
 		 libclang-rt-14-dev python3-matplotlib python3-optuna \
 		 bpftool libbpf-dev llvm dkms dh-dkms debhelper lintian \
+		 mininet iputils-ping \
 		 "linux-image-${KVER_61:-none}" "linux-headers-${KVER_61:-none}" \
 		 "linux-image-${KVER_612:-none}" "linux-headers-${KVER_612:-none}"; do
 		installed "$p" || { all=0; break; }
@@ -114,6 +117,7 @@ pkgs=(build-essential bc flex bison kmod cpio xz-utils zstd busybox-static
       qemu-system-x86 sparse iperf3 iproute2 ethtool python3 python3-matplotlib
       python3-numpy python3-optuna linux-source-6.1 clang libclang-rt-14-dev
       bpftool libbpf-dev llvm dkms dh-dkms debhelper lintian
+      mininet iputils-ping
       "linux-image-$v61" "linux-headers-$v61"
       "linux-image-$v612" "linux-headers-$v612")
 missing=()

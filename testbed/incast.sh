@@ -21,7 +21,7 @@ TB_PROG=incast
 # shellcheck source=testbed/topology.sh
 . "$ROOT/testbed/topology.sh"
 
-RATE_MBIT=100 SENDERS=10 PRE_US='' POST_US='' SAMPLE_US=''
+RATE_MBIT=100 SENDERS=10 PRE_US='' POST_US='' SAMPLE_US='' BACKEND=netns
 
 usage() {
 	cat <<USAGE
@@ -30,6 +30,10 @@ usage: testbed/incast.sh --cc SPEC --out DIR [options]
   --pre-us T          long flow alone before the incast (default 860 RTTs)
   --post-us T         run after the incast starts (default 1300 RTTs)
   --sample-us T       queue sampling interval (default 1.5 x base RTT)
+  --backend B         netns (default): the star of testbed/topology.sh;
+                      mininet: the same star built by Mininet (a Linux
+                      bridge, no controller; testbed/mininet/star.sh),
+                      with the same link settings, traffic and analysis
 USAGE
 	tb_usage_common
 }
@@ -40,6 +44,9 @@ opts() {
 	--pre-us) tb_num "$1" "${2:-}"; PRE_US=$2 ;;
 	--post-us) tb_num "$1" "${2:-}"; POST_US=$2 ;;
 	--sample-us) tb_num "$1" "${2:-}"; SAMPLE_US=$2 ;;
+	--backend) [[ ${2:-} =~ ^(netns|mininet)$ ]] ||
+		tb_die "--backend: '${2:-}' is not netns or mininet"
+		BACKEND=$2 ;;
 	*) return 1 ;;
 	esac
 	TB_SHIFT=2
@@ -54,6 +61,13 @@ POST_US=${POST_US:-$((1300 * RTT_US))}
 SAMPLE_US=${SAMPLE_US:-$((RTT_US * 3 / 2))}
 END_US=$((PRE_US + POST_US))
 [ -x "$TB_TOOLS/tcpflows" ] || tb_die "$TB_TOOLS/tcpflows missing (make tools)"
+STAR=tb_star
+if [ "$BACKEND" = mininet ]; then
+	# shellcheck source=testbed/mininet/star.sh
+	. "$ROOT/testbed/mininet/star.sh"
+	tb_mn_check
+	STAR=tb_mn_star
+fi
 
 # One long flow from host 1 from t = 0, SENDERS more from hosts 2.. at PRE
 # plus each one's seeded jitter.
@@ -70,7 +84,7 @@ flows() { # start_of_incast end
 topology() {
 	TB_RATE_MBIT=$RATE_MBIT TB_RTT_US=$RTT_US TB_BUFFER_BYTES=$BUFFER_BYTES \
 	TB_MTU=$MTU TB_CC=$CC TB_ECN_K_BYTES=$(tb_ecn_k "$CC" "$ECN_K_BYTES") \
-		tb_star $((SENDERS + 1))
+		"$STAR" $((SENDERS + 1))
 }
 
 mkdir -p "$OUT"
@@ -85,7 +99,7 @@ tb_load_cc
 tb_trace_check
 echo "# incast: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
 	"buffer=${BUFFER_BYTES} B, BDP=${BDP_BYTES} B, 1+${SENDERS} flows," \
-	"incast at ${PRE_US} us, end ${END_US} us, sampling ${SAMPLE_US} us"
+	"$BACKEND backend, incast at ${PRE_US} us, end ${END_US} us, sampling ${SAMPLE_US} us"
 
 # CPU headroom: with the rate limit gone, the same flows must move at least
 # twice R, or the queue we would measure is the CPU's, not the switch's.
@@ -111,7 +125,7 @@ tb_trace_off "$WORK/trace.txt"
 [ "$SAMPLE" = 1 ] && mv "$WORK/qdisc-${TB_SW}-${TB_BOTTLENECK_DEV}.csv" "$WORK/qdisc.csv"
 cp -r "$WORK"/* "$OUT/"
 
-tb_param senders "$SENDERS" pre_us "$PRE_US" post_us "$POST_US" \
+tb_param backend "$BACKEND" senders "$SENDERS" pre_us "$PRE_US" post_us "$POST_US" \
 	end_us "$END_US" sample_us "$([ "$SAMPLE" = 1 ] && echo "$SAMPLE_US" || echo 0)"
 tb_write_params "$OUT/params.json"
 echo "# incast: $CC done, raw data in $OUT"

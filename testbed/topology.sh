@@ -106,9 +106,7 @@ tb_host_nic() {
 # tb_star N_HOSTS — uses TB_RATE_MBIT, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
 # TB_ECN_K_BYTES, TB_CC (default congestion control of every namespace).
 tb_star() {
-	local n=$1 i ns burst ser
-	local rate=${TB_RATE_MBIT:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
-	local mtu=${TB_MTU:-1500} k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic}
+	local n=$1 i ns mtu=${TB_MTU:-1500} cc=${TB_CC:-cubic}
 
 	tb_prepare "$cc"
 	ip netns add "$TB_SW" && ip netns add "$TB_RCV" ||
@@ -126,6 +124,18 @@ tb_star() {
 			tb_die "cannot create host $i"
 	done
 	tb_ns_defaults "$TB_SW" "$cc"
+	tb_star_shape "$n"
+}
+
+# tb_star_shape N_HOSTS: the star's settings once its nodes and links exist,
+# the same for both backends (this file's tb_star and Mininet's,
+# testbed/mininet/star.sh): the namespaces' TCP defaults and NICs, the
+# base RTT's delay line and the bottleneck. Uses the variables of tb_star.
+tb_star_shape() {
+	local n=$1 ns burst ser
+	local rate=${TB_RATE_MBIT:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
+	local mtu=${TB_MTU:-1500} k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic}
+
 	for ns in "$TB_RCV" $(seq 1 "$n" | sed 's/^/tb_h/'); do
 		tb_ns_defaults "$ns" "$cc"
 		tb_host_nic "$ns"

@@ -449,9 +449,11 @@ tb_run() {
 	return "$rc"
 }
 
-# Remove every namespace the testbed may have made.
+# Remove every namespace the testbed may have made, after stopping a
+# Mininet network if one runs (testbed/mininet/star.sh).
 tb_destroy() {
 	local ns
+	! declare -F tb_mn_stop > /dev/null || tb_mn_stop
 	for ns in $(ip netns list 2>/dev/null | awk '/^tb_/ {print $1}'); do
 		ip netns del "$ns"
 	done
