@@ -64,6 +64,14 @@ def _link(topo, host, router, port, host_addr, router_addr):
                  params2={"ip": router_addr + "/24"})
 
 
+def _senders(topo, router, ids):
+    "Senders h<i> (10.0.<i>.2, gateway .1 on the router's to_h<i>)."
+    for i in ids:
+        a, gw = "10.0.%d.2" % i, "10.0.%d.1" % i
+        _link(topo, _host(topo, "h%d" % i, a, gw), router, "to_h%d" % i,
+              a, gw)
+
+
 class IncastTopo(Topo):
     "The incast's star: rcv and 1 + N senders around one router."
 
@@ -73,10 +81,7 @@ class IncastTopo(Topo):
         s1 = self.addNode("s1", cls=Router, ip="10.0.0.1/24")
         rcv = _host(self, "rcv", "10.0.0.2", "10.0.0.1")
         _link(self, rcv, s1, "to_rcv", "10.0.0.2", "10.0.0.1")
-        for i in range(1, senders + 2):
-            a, gw = "10.0.%d.2" % i, "10.0.%d.1" % i
-            h = _host(self, "h%d" % i, a, gw)
-            _link(self, h, s1, "to_h%d" % i, a, gw)
+        _senders(self, s1, range(1, senders + 2))
 
 
 class DumbbellTopo(Topo):
@@ -94,10 +99,7 @@ class DumbbellTopo(Topo):
                      params2={"ip": "10.100.0.2/24"})
         rcv = _host(self, "rcv", "10.0.0.2", "10.0.0.1")
         _link(self, rcv, s2, "to_rcv", "10.0.0.2", "10.0.0.1")
-        for i in range(1, senders + 1):
-            a, gw = "10.0.%d.2" % i, "10.0.%d.1" % i
-            h = _host(self, "h%d" % i, a, gw)
-            _link(self, h, s1, "to_h%d" % i, a, gw)
+        _senders(self, s1, range(1, senders + 1))
 
 
 class LeafSpineTopo(Topo):
