@@ -46,13 +46,12 @@
  * window bounds and β as a window: three divisions by the MSS, six by
  * constants) is derived per flow when one of those changes (pt_derive(),
  * keyed on the parameters' generation, the MSS, τ and the line rate), not
- * per ACK; the
- * result is bit-identical to deriving it every time (the unit tests run
- * the uncached law beside it). The divisions left on the ACK path have a
- * per-ACK divisor (dt, Γ_smooth, target, H, τ) and stay exact: a
- * multiply-shift reciprocal of a 64-bit dividend needs a 128-bit product,
- * which BPF does not have, and the precision budget above has no bits to
- * spare for a truncated one. The pacing rate takes one division instead of
+ * per ACK; the result is bit-identical to deriving it every time (the unit
+ * tests run the uncached law beside it). The divisions left on the ACK
+ * path have a per-ACK divisor (dt, Γ_smooth, target, H, τ) and stay exact:
+ * a multiply-shift reciprocal of a 64-bit dividend needs a 128-bit
+ * product, which BPF does not have, and the precision budget above has no
+ * bits to spare for a truncated one. The pacing rate takes one division instead of
  * two below 2^34 bytes (same result, see pt_pacing_rate()).
  */
 #ifndef _POWERTCP_CORE_H

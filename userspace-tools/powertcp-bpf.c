@@ -725,6 +725,11 @@ static struct pt_bpf_ctl *map_ctl(const struct alg *a)
 	return c;
 }
 
+static void unmap_ctl(struct pt_bpf_ctl *c)
+{
+	munmap(c, (size_t)sysconf(_SC_PAGESIZE));
+}
+
 static int cmd_set(const struct alg *a, int argc, char **argv)
 {
 	struct pt_bpf_ctl *c;
@@ -749,7 +754,7 @@ static int cmd_set(const struct alg *a, int argc, char **argv)
 	/* Then a new generation: flows derive their constants again. */
 	c = map_ctl(a);
 	__atomic_fetch_add(&c->gen, 1, __ATOMIC_SEQ_CST);
-	munmap(c, (size_t)sysconf(_SC_PAGESIZE));
+	unmap_ctl(c);
 	close(lock);
 	return 0;
 }
@@ -820,7 +825,7 @@ static void status_one(const struct alg *a)
 	       __atomic_load_n(&c->gen, __ATOMIC_SEQ_CST),
 	       __atomic_load_n(&c->trace, __ATOMIC_SEQ_CST) ? "on" : "off",
 	       (unsigned long long)__atomic_load_n(&c->lost, __ATOMIC_SEQ_CST));
-	munmap(c, (size_t)sysconf(_SC_PAGESIZE));
+	unmap_ctl(c);
 	print_params(a, &p, " ", "\n");
 }
 

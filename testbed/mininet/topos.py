@@ -64,6 +64,12 @@ def _link(topo, host, router, port, host_addr, router_addr):
                  params2={"ip": router_addr + "/24"})
 
 
+def _receiver(topo, router):
+    "The receiver rcv (10.0.0.2, gateway .1 on the router's to_rcv)."
+    _link(topo, _host(topo, "rcv", "10.0.0.2", "10.0.0.1"), router, "to_rcv",
+          "10.0.0.2", "10.0.0.1")
+
+
 def _senders(topo, router, ids):
     "Senders h<i> (10.0.<i>.2, gateway .1 on the router's to_h<i>)."
     for i in ids:
@@ -79,8 +85,7 @@ class IncastTopo(Topo):
         if not 1 <= senders <= 200:
             raise ValueError("incast,N: N from 1 to 200")
         s1 = self.addNode("s1", cls=Router, ip="10.0.0.1/24")
-        rcv = _host(self, "rcv", "10.0.0.2", "10.0.0.1")
-        _link(self, rcv, s1, "to_rcv", "10.0.0.2", "10.0.0.1")
+        _receiver(self, s1)
         _senders(self, s1, range(1, senders + 2))
 
 
@@ -97,8 +102,7 @@ class DumbbellTopo(Topo):
         self.addLink(s1, s2, intfName1="to_s2", intfName2="to_s1",
                      params1={"ip": "10.100.0.1/24"},
                      params2={"ip": "10.100.0.2/24"})
-        rcv = _host(self, "rcv", "10.0.0.2", "10.0.0.1")
-        _link(self, rcv, s2, "to_rcv", "10.0.0.2", "10.0.0.1")
+        _receiver(self, s2)
         _senders(self, s1, range(1, senders + 1))
 
 
