@@ -4,22 +4,35 @@
 
     testbed/evolve/evaluate.py --out DIR [--algorithm NAME]
         [--param NAME=VALUE ...] [--module PATH.ko] [--suite FILE]
-        [--full] [--kernel 6.1|6.12] [--seeds 1,2]
+        [--reference SCORE.json] [--full | --incast-only]
+        [--kernel 6.1|6.12] [--seeds 1,2]
 
 A candidate is a congestion control (default powertcp_evo) with module
 parameters and, optionally, a module build of its own (--module: a .ko that
 registers NAME). The suite (testbed/evolve/suite.json) is the 10:1 incast at
-the paper's in-rack and largest RTT, each for two seeds. Every case runs in
-ONE QEMU guest under -icount, one after the other; each case's raw data and
-analysis land in DIR/CASE-sSEED/, and DIR/score.json holds the objective
-(the mean combined score over the cases) and every component (throughput,
-average/p99 queue, drain time) per case and as mean and spread.
+the paper's in-rack and largest RTT, each for two seeds, and the arrivals:
+the fairness phases and a short web search. Every case runs in ONE QEMU
+guest under -icount, one after the other; each case's raw data and
+analysis land in DIR/CASE/, and DIR/score.json holds the objective and
+every component (throughput, average/p99 queue, drain time per incast
+case, as mean and spread; the arrivals' Jain index, longest starvation and
+short-flow tail).
+
+The objective is the incast's mean combined score less the arrivals'
+penalties (suite.json "penalty"): for each base RTT of the longest
+starvation beyond a free allowance, for a multi-flow phase's Jain index
+below 0.98, and for a web-search tail (the given percentile of the
+slowdown of flows below a size) above the reference's on the same case and
+seed (--reference: θ-PowerTCP's score.json on this suite; without it the
+tail is reported and not penalized).
 
 --full runs the full-length incast (860 + 1300 base RTTs) instead of the
-suite's short windows; testbed/evolve/rankcheck.py uses it to show that the
-short windows rank candidates like the full runs.
+suite's short windows and, like --incast-only, no arrivals;
+testbed/evolve/rankcheck.py uses it to show that the short windows rank
+candidates like the full runs.
 """
 import argparse
+import csv
 import fcntl
 import json
 import os
@@ -32,6 +45,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from tblib import ROOT  # noqa: E402
 from summarize_incast import analyze as analyze_incast  # noqa: E402
+from summarize_fairness import analyze as analyze_fairness  # noqa: E402
+from summarize_websearch import analyze as analyze_websearch  # noqa: E402
 
 METRICS = ["combined_score", "avg_throughput_mbps", "avg_queue_bytes",
            "p99_queue_bytes", "peak_queue_bytes", "drain_time_us",
@@ -94,17 +109,94 @@ def cc_spec(args, kmod):
     return spec
 
 
+def arrivals(args, suite):
+    """The arrival cases to run ({} with --full or --incast-only)."""
+    if args.full or args.incast_only:
+        return {}
+    return suite.get("arrivals", {})
+
+
 def guest_script(args, suite, cases, kmod, out):
     """The shell script the guest runs: each case of the suite in turn."""
+    cc = cc_spec(args, kmod)
     lines = ["set -euo pipefail", "cd %s" % ROOT]
     for name, rtt, pre, post, seed in cases:
         lines.append(
             "bash testbed/incast.sh --cc %s --out %s/%s --rate-mbit %d "
             "--rtt-us %d --tau-us %d --pre-us %d --post-us %d --seed %d "
             "--no-headroom --kmod-dir %s"
-            % (cc_spec(args, kmod), out, name, suite["rate_mbit"], rtt, rtt,
-               pre, post, seed, kmod))
+            % (cc, out, name, suite["rate_mbit"], rtt, rtt, pre, post, seed,
+               kmod))
+    arr = arrivals(args, suite)
+    if "fairness" in arr:
+        f = arr["fairness"]
+        lines.append(
+            "bash testbed/fairness.sh --cc %s --out %s/fairness --rate-mbit "
+            "%d --rtt-us %d --tau-us %d --phase-rtts %d --seed %d "
+            "--no-headroom --kmod-dir %s"
+            % (cc, out, suite["rate_mbit"], f["rtt_us"], f["rtt_us"],
+               f["phase_rtts"], f["seed"], kmod))
+    if "websearch" in arr:
+        w = arr["websearch"]
+        lines.append(
+            "bash testbed/websearch.sh --cc %s --out %s/websearch --loads %d "
+            "--flows %d --seed %d --no-headroom --kmod-dir %s"
+            % (cc, out, w["load"], w["flows"], w["seed"], kmod))
     return "\n".join(lines) + "\n"
+
+
+def tail_slowdown(per_flow_csv, below_bytes, percentile):
+    """The @percentile of the slowdown of the flows below @below_bytes; a
+    flow that did not finish counts as the largest slowdown there is."""
+    vals = []
+    with open(per_flow_csv) as f:
+        for r in csv.DictReader(f):
+            if int(r["bytes"]) < below_bytes:
+                vals.append(float(r["slowdown"]) if r["status"] == "done"
+                            else float("inf"))
+    if not vals:
+        die("%s: no flow below %d B" % (per_flow_csv, below_bytes))
+    vals.sort()
+    return vals[min(len(vals) - 1, int(percentile / 100 * len(vals)))]
+
+
+def summarize_arrivals(out, arr):
+    """The arrival cases' figures: {} if none ran."""
+    res = {}
+    if "fairness" in arr:
+        s = analyze_fairness(os.path.join(out, "fairness"))
+        multi = [ph for ph in s["phases"] if ph["flows"] > 1]
+        res["fairness"] = {
+            "min_jain": min(ph["jain_index"] for ph in multi),
+            "starved_rtts": max(ph["starved_rtts"] for ph in s["phases"]),
+            "jain": [ph["jain_index"] for ph in s["phases"]]}
+    if "websearch" in arr:
+        w = arr["websearch"]
+        run = os.path.join(out, "websearch", "load-%d" % w["load"])
+        analyze_websearch(run)  # writes per_flow.csv
+        res["websearch"] = {
+            "tail_slowdown": tail_slowdown(os.path.join(run, "per_flow.csv"),
+                                           w["below_bytes"],
+                                           w["percentile"]),
+            "below_bytes": w["below_bytes"], "percentile": w["percentile"]}
+    return res
+
+
+def penalties(arr, pen, ref_tail):
+    """The objective's penalties for the arrival figures @arr (those of
+    summarize_arrivals) under the suite's weights @pen; @ref_tail is the
+    reference's web-search tail, or None (then the tail costs nothing)."""
+    out = {}
+    if "fairness" in arr:
+        f = arr["fairness"]
+        out["starvation"] = pen["per_starved_rtt"] * max(
+            0.0, f["starved_rtts"] - pen["starved_rtts_free"])
+        out["jain"] = pen["per_jain"] * max(0.0, pen["jain_free"] -
+                                            f["min_jain"])
+    if "websearch" in arr and ref_tail:
+        out["tail"] = pen["per_tail_ratio"] * max(
+            0.0, arr["websearch"]["tail_slowdown"] / ref_tail - 1)
+    return out
 
 
 def summarize(out, cases):
@@ -132,6 +224,8 @@ def main():
     ap.add_argument("--module")
     ap.add_argument("--suite", default=os.path.join(HERE, "suite.json"))
     ap.add_argument("--full", action="store_true")
+    ap.add_argument("--incast-only", action="store_true")
+    ap.add_argument("--reference")
     ap.add_argument("--kernel", default="6.1", choices=["6.1", "6.12"])
     ap.add_argument("--seeds")
     ap.add_argument("--timeout", type=int, default=3600)
@@ -144,6 +238,15 @@ def main():
             die("--param: '%s' is not NAME=INTEGER" % p)
     if args.module and not os.path.isfile(args.module):
         die("--module: %s: no such file" % args.module)
+    ref_tail = None
+    if args.reference:
+        try:
+            with open(args.reference) as f:
+                ref_tail = json.load(f)["arrivals"]["websearch"][
+                    "tail_slowdown"]
+        except (OSError, ValueError, KeyError) as e:
+            die("--reference: %s: no web-search tail (%s)"
+                % (args.reference, e))
     with open(args.suite) as f:
         suite = json.load(f)
     args.seeds = ([int(s) for s in args.seeds.split(",")] if args.seeds
@@ -166,16 +269,26 @@ def main():
     if rc != 0:
         die("guest run failed (exit %d), see %s/vm.log" % (rc, out))
     per_case, agg = summarize(out, cases)
+    arr = summarize_arrivals(out, arrivals(args, suite))
+    pen = penalties(arr, suite.get("penalty", {}), ref_tail)
+    incast = agg["combined_score"]["mean"]
     res = {"algorithm": args.algorithm, "params": dict(
         p.split("=") for p in args.param), "module": args.module,
         "kernel": rel, "full": args.full, "seeds": args.seeds,
-        "score": agg["combined_score"]["mean"], "cases": per_case,
-        "aggregate": agg}
+        "score": incast - sum(pen.values()), "incast_score": incast,
+        "cases": per_case, "aggregate": agg, "arrivals": arr,
+        "reference_tail": ref_tail, "penalties": pen}
     with open(os.path.join(out, "score.json"), "w") as f:
         json.dump(res, f, indent=1)
-    print("score %.2f  link %.1f%%  avg queue %.0f B  (%s)" % (
-        res["score"], 100 * agg["link_fraction"]["mean"],
-        agg["avg_queue_bytes"]["mean"], out))
+    extra = ""
+    if "fairness" in arr:
+        extra += "  Jain %.3f  starved %.0f RTTs" % (
+            arr["fairness"]["min_jain"], arr["fairness"]["starved_rtts"])
+    if "websearch" in arr:
+        extra += "  tail %.2f" % arr["websearch"]["tail_slowdown"]
+    print("score %.2f (incast %.2f)  link %.1f%%  avg queue %.0f B%s  (%s)"
+          % (res["score"], incast, 100 * agg["link_fraction"]["mean"],
+             agg["avg_queue_bytes"]["mean"], extra, out))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,10 @@
 An Optuna study (TPE sampler) over powertcp_evo's module parameters and its
 law variant (the `variant` parameter: the named variants of
 kmod/powertcp_core.h). Each trial is one testbed/evolve/evaluate.py run: the
-training suite in one -icount guest, objective the mean combined score.
+training suite in one -icount guest, objective the incast's mean combined
+score less the arrivals' penalties (evaluate.py). Before the first trial
+the study scores θ-PowerTCP itself on the same suite (OUT/reference/): the
+reference of the web-search tail penalty, and the line on the plot.
 The study lives in --storage (default: SQLite at OUT/study.db), so a search
 resumes where it stopped, in this session or a later one, and several
 machines can run workers against one shared PostgreSQL/MySQL URL.
@@ -45,11 +48,25 @@ SPACE = {
 FIXED = {"init_rate_ppm": 1000000, "min_rate_ppm": 4000,
          "power_floor_permille": 10}
 VARIANTS = list(range(8))	# masks of powertcp_core.h's PT_VAR_*
-# θ-PowerTCP's own parameters, enqueued first so the study starts from them.
+# θ-PowerTCP's own parameters.
 THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
          "grad_floor_permille": 500, "smooth_pct": 100}
+# Enqueued first in a new study: what the incast-only search of
+# docs/EVOLUTION.md found (its winner, trial 19, and θ's parameters with
+# the fast reference, trial 5), and the winner with θ's β, the diagnostic
+# of its starvation.
+START = [
+    dict(THETA, variant=4),
+    {"variant": 4, "gamma": 666, "beta_ppm": 3333, "target_permille": 1026,
+     "grad_floor_permille": 331, "smooth_pct": 69},
+    {"variant": 4, "gamma": 666, "beta_ppm": 6000, "target_permille": 1026,
+     "grad_floor_permille": 331, "smooth_pct": 69},
+    dict(THETA, variant=5),
+]
 COMPONENTS = ["combined_score", "link_fraction", "avg_queue_bytes",
               "p99_queue_bytes", "drain_time_us", "jain_index"]
+ARRIVALS = [("fairness", "min_jain"), ("fairness", "starved_rtts"),
+            ("websearch", "tail_slowdown")]
 
 
 def die(msg):
@@ -84,11 +101,28 @@ def snapshot_module(out, kernel):
     return ko
 
 
+def reference(out, kernel):
+    """θ-PowerTCP on the suite, once per study: OUT/reference/score.json."""
+    ref = os.path.join(out, "reference", "score.json")
+    if not os.path.exists(ref):
+        print("reference: θ-PowerTCP on the training suite", flush=True)
+        r = subprocess.run([sys.executable, os.path.join(HERE, "evaluate.py"),
+                            "--out", os.path.dirname(ref), "--kernel", kernel,
+                            "--algorithm", "theta_powertcp"])
+        if r.returncode != 0:
+            die("the reference run failed")
+    # θ is its own reference: the tail penalty is 0 by definition.
+    with open(ref) as f:
+        res = json.load(f)
+    return ref, res["score"]
+
+
 def evaluate(trial, out, kernel, lock, progress):
     need = dict(trial.params, **FIXED)
     tdir = os.path.join(out, "trials", "%04d" % trial.number)
     cmd = [sys.executable, os.path.join(HERE, "evaluate.py"), "--out", tdir,
-           "--kernel", kernel, "--module",
+           "--kernel", kernel, "--reference",
+           os.path.join(out, "reference", "score.json"), "--module",
            os.path.join(out, "module", "tcp_powertcp_evo.ko")]
     for k, v in sorted(need.items()):
         cmd += ["--param", "%s=%d" % (k, v)]
@@ -107,12 +141,18 @@ def evaluate(trial, out, kernel, lock, progress):
         trial.set_user_attr(k + "_min", agg[k]["min"])
     trial.set_user_attr("cases", {c: v["combined_score"]
                                   for c, v in res["cases"].items()})
+    trial.set_user_attr("incast_score", res["incast_score"])
+    trial.set_user_attr("penalty", sum(res["penalties"].values()))
+    for case, k in ARRIVALS:
+        if case in res["arrivals"]:
+            trial.set_user_attr(k, res["arrivals"][case][k])
     with lock:
         progress["done"] += 1
-        print("[%d/%d] trial %d: score %8.2f  link %5.1f%%  queue %6.0f B"
-              "  (%.0f s)  %s" % (
+        print("[%d/%d] trial %d: score %8.2f (incast %8.2f)  link %5.1f%%"
+              "  queue %6.0f B  (%.0f s)  %s" % (
                   progress["done"], progress["total"], trial.number,
-                  res["score"], 100 * agg["link_fraction"]["mean"],
+                  res["score"], res["incast_score"],
+                  100 * agg["link_fraction"]["mean"],
                   agg["avg_queue_bytes"]["mean"], time.time() - t0,
                   " ".join("%s=%d" % kv for kv in sorted(need.items()))),
               flush=True)
@@ -128,19 +168,21 @@ def objective_factory(out, kernel, lock, progress):
     return objective
 
 
-def write_outputs(study, out):
+def write_outputs(study, out, ref_score):
     import optuna
     trials = [t for t in study.trials
               if t.state == optuna.trial.TrialState.COMPLETE]
     trials.sort(key=lambda t: t.number)
     keys = ["variant"] + list(SPACE)
+    extra = ["incast_score", "penalty"] + [k for _, k in ARRIVALS]
     with open(os.path.join(out, "history.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["trial", "score"] + keys + COMPONENTS +
+        w.writerow(["trial", "score"] + keys + extra + COMPONENTS +
                    [c + "_min" for c in COMPONENTS])
         for t in trials:
             w.writerow([t.number, "%.3f" % t.value] +
                        [t.params.get(k, "") for k in keys] +
+                       [t.user_attrs.get(c, "") for c in extra] +
                        [t.user_attrs.get(c, "") for c in COMPONENTS] +
                        [t.user_attrs.get(c + "_min", "") for c in COMPONENTS])
     if not trials:
@@ -164,12 +206,9 @@ def write_outputs(study, out):
     ax.scatter(xs, [max(y, -300) for y in ys], s=14, color="#999999",
                label="trial (clipped at -300)")
     ax.step(xs, bests, where="post", color="#d62728", label="best so far")
-    base = [t.value for t in trials if t.params == THETA]  # variant 0
-    if base:
-        ax.axhline(base[0], color="#1f77b4", ls="--",
-                   label="θ-PowerTCP's parameters")
+    ax.axhline(ref_score, color="#1f77b4", ls="--", label="θ-PowerTCP")
     ax.set_xlabel("trial")
-    ax.set_ylabel("mean combined score (training suite)")
+    ax.set_ylabel("incast score less the arrivals' penalties")
     ax.set_title("powertcp_evo search on the real-kernel incast")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
@@ -186,6 +225,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "evolve"))
     ap.add_argument("--kernel", default="6.1", choices=["6.1", "6.12"])
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--startup", type=int, default=10,
+                    help="trials sampled at random before TPE models "
+                    "(the enqueued starting points count)")
     args = ap.parse_args()
     if not 1 <= args.jobs <= 8:
         die("--jobs: 1 to 8")
@@ -196,9 +238,10 @@ def main():
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     snapshot_module(out, args.kernel)
+    _, ref_score = reference(out, args.kernel)
     storage = args.storage or "sqlite:///" + os.path.join(out, "study.db")
     sampler = optuna.samplers.TPESampler(seed=args.seed,
-                                         n_startup_trials=10)
+                                         n_startup_trials=args.startup)
     study = optuna.create_study(study_name=args.study, storage=storage,
                                 direction="maximize", sampler=sampler,
                                 load_if_exists=True)
@@ -210,10 +253,8 @@ def main():
                 t._trial_id, optuna.trial.TrialState.FAIL)
             study.enqueue_trial(t.params)
     if not study.trials:
-        # θ's parameters under each single variant first: a baseline and
-        # a first reading of what each variant does on its own.
-        for v in (0, 1, 2, 4):
-            study.enqueue_trial(dict(THETA, variant=v))
+        for params in START:
+            study.enqueue_trial(params)
     done = sum(t.state == optuna.trial.TrialState.COMPLETE
                for t in study.trials)
     print("study %s in %s: %d trials done, running %d more, %d at a time"
@@ -223,11 +264,11 @@ def main():
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     def checkpoint(study, trial):
         with lock:
-            write_outputs(study, out)
+            write_outputs(study, out, ref_score)
     study.optimize(objective_factory(out, args.kernel, lock, progress),
                    n_trials=args.trials, n_jobs=args.jobs,
                    catch=(RuntimeError,), callbacks=[checkpoint])
-    write_outputs(study, out)
+    write_outputs(study, out, ref_score)
     if any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials):
         b = study.best_trial
         print("best: trial %d, score %.2f, %s" % (
