@@ -5,8 +5,8 @@
 # so that a broken core fails in seconds:
 #   the unit tests of the control law (UBSan, integer sanitizer), a fuzz
 #   of it for FUZZ_SECONDS (default 3), the tools' build and unit tests,
-#   tcpflows on loopback and websearch-gen's known answers, the analyzers
-#   on fixed inputs.
+#   tcpflows on loopback, websearch-gen's known answers and param-writer's
+#   counts, the analyzers on fixed inputs.
 #
 #   scripts/quick.sh            (FUZZ_SECONDS=N in the environment)
 #   scripts/quick.sh --fuzz     only the fuzz, as a suite of one check
@@ -79,7 +79,7 @@ fi
 U="core: unit tests of the control law"
 F="core: fuzz"
 T="tools: unit tests (ASan, UBSan)"
-N="tools: tcpflows on loopback, websearch-gen"
+N="tools: tcpflows on loopback, websearch-gen, param-writer"
 A="analyzers on fixed inputs"
 export BIN=$ROOT/userspace-tools/bin
 bg "$F" bash scripts/quick.sh --fuzz

@@ -74,13 +74,15 @@ esac
 tb_setup
 trap 'rc=$?; stop_bg; (exit $rc); tb_cleanup' EXIT
 TAU_US=${TAU_US:-$RTT_US}
-[ -x "$TB_TOOLS/tcpflows" ] || tb_die "$TB_TOOLS/tcpflows missing (make tools)"
+for t in tcpflows param-writer; do
+	[ -x "$TB_TOOLS/$t" ] || tb_die "$TB_TOOLS/$t missing (make tools)"
+done
 TB_WORK=$(mktemp -d /tmp/faults.XXXXXX)
 WORK=$TB_WORK
 BG=''		# the case's background action, if running
 BAD_LOG='WARNING:|BUG:|Oops|sleeping function called from invalid context|Call Trace|general protection|KASAN|UBSAN|refcount_t|list_add corruption|soft lockup|hung task|rcu.*stall'
 
-cat "$TB_TOOLS/tcpflows" > /dev/null
+cat "$TB_TOOLS/tcpflows" "$TB_TOOLS/param-writer" > /dev/null
 # ss -tinoe reads sockets through sock_diag (not built in on Debian).
 modprobe -qa inet_diag tcp_diag 2>/dev/null || true
 tb_load_cc
@@ -161,29 +163,21 @@ act_pmtu() {
 	echo "bottleneck mtu 1500 -> 1280" > "$WORK/action.txt"
 }
 
-# Parameter writes every millisecond, alternating valid values and
-# refused ones (out of range, not a number); the refusals must be EINVAL
-# and leave the old value.
+# Parameter writes every millisecond under load (param-writer, on an
+# absolute schedule), cycling through the valid values, then the refused
+# ones (out of range, not a number): a valid write must be taken, an
+# invalid one must fail. action.txt, rewritten every ~100 ms: "writes
+# taken refused bad mean_interval_us max_late_us". exec: stop_bg's kill
+# reaches the writer itself.
 act_paramwrites() {
-	local fd ok=0 refused=0 bad=0 i=0 d=/sys/module/$PW_MOD/parameters
-	local end=$(( $(awk '{ printf "%d", $1 * 1000 }' /proc/uptime) + C_STOP_US / 1000 ))
-	sleeper fd
+	local inv=()
+	[ ${#PW_INVALID[@]} = 0 ] ||
+		inv=(--invalid "$(IFS=,; echo "${PW_INVALID[*]}")")
 	at_us 0
-	while [ "$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)" -lt "$end" ]; do
-		for v in "${PW_VALID[@]}" "${PW_INVALID[@]}"; do
-			if { printf '%s\n' "${v#*=}" > "$d/${v%%=*}"; } 2>/dev/null; then
-				[[ " ${PW_VALID[*]} " == *" $v "* ]] && ok=$((ok + 1)) ||
-					bad=$((bad + 1))
-			else
-				[[ " ${PW_INVALID[*]} " == *" $v "* ]] &&
-					refused=$((refused + 1)) || bad=$((bad + 1))
-			fi
-			i=$((i + 1))
-			read -r -t 0.001 -u "$fd" _ || true
-		done
-		echo "$i $ok $refused $bad" > "$WORK/action.tmp"
-		mv "$WORK/action.tmp" "$WORK/action.txt"
-	done
+	exec "$TB_TOOLS/param-writer" --dir "/sys/module/$PW_MOD/parameters" \
+		--period-us 1000 --duration-us "$C_STOP_US" \
+		--status "$WORK/action.txt" \
+		--valid "$(IFS=,; echo "${PW_VALID[*]}")" "${inv[@]}"
 }
 
 # rmmod attempts every 100 ms while flows use the module: every one must

@@ -83,10 +83,15 @@ def main():
     af = os.path.join(d, "action.txt")
     text = open(af).read().split() if os.path.exists(af) else []
     if a.case == "paramwrites":
-        if len(text) == 4:
-            n, okw, refused, wrong = map(int, text)
+        # param-writer's "writes taken refused bad mean_interval_us
+        # max_late_us" (the first four alone from older runs).
+        if len(text) in (4, 6):
+            n, okw, refused, wrong = map(int, text[:4])
             action = {"writes": n, "taken": okw, "refused": refused,
                       "wrong_outcome": wrong}
+            if len(text) == 6:
+                action["mean_interval_us"] = int(text[4])
+                action["max_late_us"] = int(text[5])
             if wrong or not n:
                 why.append("parameter writes: %d of %d had the wrong outcome" % (wrong, n))
         else:

@@ -10,7 +10,11 @@
 #     summary and epoch file; 50 short flows from a --flow-file all done;
 #   - websearch-gen's known answers: arrival rate and bottleneck from the
 #     formula, sizes and pairs within their ranges, the same files for the
-#     same seed.
+#     same seed;
+#   - param-writer: a write every millisecond for 300 ms to regular files
+#     (taken) and a symlink to /dev/full (refused, ENOSPC, as a module
+#     refuses a bad value), the status line's counts; a valid write
+#     refused counts as bad; bad arguments.
 # Prints KTAP (scripts/tap.sh); exits 1 if any check fails.
 #
 # Environment: BIN (default: ../bin, built with make), KEEP=1 keeps the
@@ -23,11 +27,12 @@ ROOT=$(cd "$HERE/.." && pwd)
 . "$ROOT/scripts/tap.sh"
 if [ -z "${BIN:-}" ]; then
 	BIN=$HERE/bin
-	make -s -C "$HERE" bin/tcpflows bin/websearch-gen >&2 ||
+	make -s -C "$HERE" bin/tcpflows bin/websearch-gen bin/param-writer >&2 ||
 		tap_bail "make"
 fi
 TF=$BIN/tcpflows
 WG=$BIN/websearch-gen
+PW=$BIN/param-writer
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/test_tools_noroot.XXXXXX")
 # Ports per run, so that parallel runs do not meet, below the ephemeral
 # range.
@@ -282,5 +287,57 @@ printf '1000 0.5\n3000 0.4\n' >"$D/bad_cdf.txt"
 expect_err "websearch-gen: a CDF that decreases" "not increasing" \
 	"$WG" --cdf "$D/bad_cdf.txt" --load 50 --hosts 8 --link-mbps 100 \
 	--flows 1 --seed 1 --flow-file "$D/x" --manifest "$D/y"
+
+
+# --- param-writer --------------------------------------------------------
+# gamma and beta: regular files, every write taken; full: /dev/full, every
+# write refused (ENOSPC). 300 ms at 1 ms: 300 ticks, fewer if the machine
+# is busy (a tick missed whole is skipped), at least half of them.
+D=$OUT/pw
+mkdir -p "$D"
+: >"$D/gamma"
+: >"$D/beta"
+ln -s /dev/full "$D/full"
+PWA=(--dir "$D" --period-us 1000 --duration-us 300000 --status "$D/status")
+"$PW" "${PWA[@]}" --valid gamma=700,beta=3000 --invalid full=0,full=x \
+	>"$D/out.txt" 2>&1
+rc=$?
+check "param-writer: exit 0, nothing printed" \
+	test "$rc $(cat "$D/out.txt")" = "0 "
+# pw_check DESC AWK-CONDITION: the status line "writes ok refused bad
+# mean_interval_us max_late_us" meets the condition.
+pw_check() {
+	check "$1" awk '
+	{ n++; w = $1; o = $2; r = $3; b = $4; m = $5; l = $6; nf = NF }
+	END { printf "%d writes, %d taken, %d refused, %d bad, mean %d us, " \
+		"max late %d us", w, o, r, b, m, l
+	      exit !(n == 1 && nf == 6 && ('"$2"')) }' "$D/status"
+}
+# The writes span at most the 300 ms, and at least the ticks between the
+# first and the last write less the first one's lateness (m is rounded).
+pw_check "param-writer: ~300 writes, taken + refused = writes, none bad" \
+	'w >= 150 && w <= 300 && o + r == w && b == 0 && o >= r && \
+	 o - r <= 2 && l >= 0 && m * (w - 1) <= 300000 + w && \
+	 m * (w - 1) >= 1000 * (w - 1) - l - w'
+check "param-writer: the last valid value written" \
+	test "$(cat "$D/gamma") $(cat "$D/beta")" = "700 3000"
+check "param-writer: no temporary file left" test ! -e "$D/status.tmp"
+# gamma=700 taken, full=1 (valid) refused, beta=x (invalid) taken: every
+# refusal and half of the taken writes are bad (the counts, not the rate:
+# a cycle of 3 is enough).
+"$PW" "${PWA[@]}" --valid gamma=700,full=1 --invalid beta=x >/dev/null 2>&1
+rc=$?
+pw_check "param-writer: a valid value refused, an invalid taken: bad" \
+	"$rc"' == 0 && w >= 3 && o + r == w && b > r && r > 0 && \
+	 (b - r - o / 2)^2 <= 1'
+expect_err "param-writer: NAME=VAL without =" "--invalid: 'x' is not NAME=VAL" \
+	"$PW" "${PWA[@]}" --valid gamma=1 --invalid x
+expect_err "param-writer: a name that does not open" \
+	"--valid: $D/nosuch: No such file" "$PW" "${PWA[@]}" --valid nosuch=1
+expect_err "param-writer: period not a number" \
+	"--period-us: '1ms' is not a positive integer" \
+	"$PW" "${PWA[@]}" --valid gamma=1 --period-us 1ms
+expect_err "param-writer: missing --status" "are required" \
+	"$PW" --dir "$D" --period-us 1000 --duration-us 1000 --valid gamma=1
 
 tap_done
