@@ -753,6 +753,43 @@ check "summarize_fairness.py: no runs, one line" sh -c "mkdir -p '$S/none/x'
 	! '$PY3' '$TB/summarize_fairness.py' '$S/none' 2>'$S/none.err' &&
 	[ \$(wc -l < '$S/none.err') = 1 ] && cat '$S/none.err'"
 
+# --- the evolution's objective (testbed/evolve/evaluate.py) ---------------
+# The tail: the 95th percentile of the slowdown of flows below 1 MB, an
+# unfinished flow the largest; the penalties: starvation beyond the free
+# 40 RTTs at 5 a RTT, Jain below 0.98 at 2000 a unit, the tail above the
+# reference's at 200 a unit of ratio, none without a reference.
+E=$OUT/evolve
+mkdir -p "$E"
+{
+	echo id,src,dst,cross,bytes,start_us,started_us,connect_us,completion_us,fct_us,ideal_us,slowdown,status
+	for i in $(seq 1 19); do echo "$i,1,2,0,50000,0,0,0,0,0,0,$i.0,done"; done
+	echo "20,1,2,0,2000000,0,0,0,0,0,0,99.0,done"
+	echo "21,1,2,0,60000,0,0,0,0,0,0,-1,unfinished"
+} > "$E/per_flow.csv"
+check "evaluate.py: the tail counts an unfinished flow, not a long one" \
+	"$PY3" -c "
+import sys; sys.path.insert(0, '$ROOT/testbed/evolve')
+from evaluate import tail_slowdown as t
+p = '$E/per_flow.csv'
+assert t(p, 1000000, 95) == float('inf'), t(p, 1000000, 95)
+assert t(p, 1000000, 50) == 11.0, t(p, 1000000, 50)
+print('p50 11.0, p95 inf')"
+check "evaluate.py: the penalties" "$PY3" -c "
+import sys; sys.path.insert(0, '$ROOT/testbed/evolve')
+from evaluate import penalties
+pen = {'starved_rtts_free': 40, 'per_starved_rtt': 5, 'jain_free': 0.98,
+       'per_jain': 2000, 'per_tail_ratio': 200}
+arr = {'fairness': {'starved_rtts': 50.0, 'min_jain': 0.97},
+       'websearch': {'tail_slowdown': 6.0}}
+got = penalties(arr, pen, 4.0)
+want = {'starvation': 50.0, 'jain': 20.0, 'tail': 100.0}
+assert all(abs(got[k] - v) < 1e-9 for k, v in want.items()), got
+assert 'tail' not in penalties(arr, pen, None)
+ok = {'fairness': {'starved_rtts': 10.0, 'min_jain': 0.99},
+      'websearch': {'tail_slowdown': 3.0}}
+assert sum(penalties(ok, pen, 4.0).values()) == 0
+print(got)"
+
 # The JSON checks queued above.
 jchecks_run
 

@@ -292,7 +292,8 @@ expect_err "websearch-gen: a CDF that decreases" "not increasing" \
 # --- param-writer --------------------------------------------------------
 # gamma and beta: regular files, every write taken; full: /dev/full, every
 # write refused (ENOSPC). 300 ms at 1 ms: 300 ticks, fewer if the machine
-# is busy (a tick missed whole is skipped), at least half of them.
+# is busy (a tick missed whole is skipped): the counts are checked, not
+# the rate (at least one cycle of four; the rate is the fault case's).
 D=$OUT/pw
 mkdir -p "$D"
 : >"$D/gamma"
@@ -315,8 +316,8 @@ pw_check() {
 }
 # The writes span at most the 300 ms, and at least the ticks between the
 # first and the last write less the first one's lateness (m is rounded).
-pw_check "param-writer: ~300 writes, taken + refused = writes, none bad" \
-	'w >= 150 && w <= 300 && o + r == w && b == 0 && o >= r && \
+pw_check "param-writer: taken + refused = writes, none bad" \
+	'w >= 4 && w <= 300 && o + r == w && b == 0 && o >= r && \
 	 o - r <= 2 && l >= 0 && m * (w - 1) <= 300000 + w && \
 	 m * (w - 1) >= 1000 * (w - 1) - l - w'
 check "param-writer: the last valid value written" \
