@@ -446,7 +446,8 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * law itself is above). W is a rate, W/τ, and a window: at that rate
  * W * RTT/τ is in flight.
  *
- *   snd_cwnd = ceil(W * max(srtt, τ)/τ), at least PT_CWND_MIN = 1 packet
+ *   snd_cwnd = ceil(W * min(max(srtt, τ), PT_CWND_RTT_MAX * τ)/τ),
+ *              at least PT_CWND_MIN = 1 packet
  *   pacing   = PT_PACING_GAIN * W/τ, at most the line rate
  *
  * The window binds and sets the ACK clock; pacing only spreads each window
@@ -460,17 +461,29 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * exceeds τ (host latency, the flow's own serialization), and a snd_cwnd
  * of W would throttle the rate the law chose.
  *
+ * The bound PT_CWND_RTT_MAX (2: a BDP of queue): past it the window stops
+ * growing with the RTT, and the flow is ACK-clocked at W * 2τ/srtt, below
+ * the law's W/τ. Without it the mapping feeds back on itself: a queue
+ * raises srtt, which raises snd_cwnd, which keeps the queue. When the
+ * law's floors (β and min_rate per flow) sum above the link, as 1000
+ * flows on one 100 Mbit/s link do, the law cannot take them lower, the
+ * queue grows to the buffer and drops follow: 74% of the bytes sent were
+ * retransmissions in the fault matrix's flows1000 case
+ * (docs/RELIABILITY.md). The paper's window is W itself (a bound of 1).
+ *
  * A floor of one packet adds no delayed-ACK exposure: a window that small
  * already sends one segment per RTT or less, which a receiver that delays
  * ACKs answers late whatever snd_cwnd is (see the README on quickack).
  */
 #define PT_CWND_MIN		1
+#define PT_CWND_RTT_MAX		2
 #define PT_PACING_GAIN_NUM	5
 #define PT_PACING_GAIN_DEN	4
 
 /*
  * snd_cwnd in whole packets (see above), at least @min_pkts. The ratio
- * max(srtt, τ)/τ is Q10 and capped at 1024 (2^20), so W * ratio < 2^62.
+ * max(srtt, τ)/τ is Q10 and at most PT_CWND_RTT_MAX (2^11), so W * ratio
+ * < 2^53.
  * With τ not known yet (automatic τ, no sample) the ratio is 1: snd_cwnd
  * is W, the kernel's initial window that pt_flow_init() took.
  */
@@ -485,7 +498,7 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 
 	if (pt_tau_known(p, f))
 		ratio = pt_min(div64_u64(pt_max(srtt, tau) << 10, tau),
-			       1 << 20);
+			       PT_CWND_RTT_MAX << 10);
 	pkts = ((f->wnd * ratio >> 10) + PT_WND_ONE - 1) >> PT_WND_SHIFT;
 	return (u32)pt_clamp(pkts, min_pkts, 0xffffffffULL);
 }

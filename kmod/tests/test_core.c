@@ -296,6 +296,9 @@ static void test_cwnd_over_srtt(void)
 	      pt_cwnd_pkts(&f, &p, 900, 2));
 	CHECK(pt_cwnd_pkts(&f, &p, 2000, 2) == 21, "srtt = 2 tau: %u",
 	      pt_cwnd_pkts(&f, &p, 2000, 2));
+	CHECK(pt_cwnd_pkts(&f, &p, 10000, 2) == 21,
+	      "srtt = 10 tau: bounded at 2 tau: %u",
+	      pt_cwnd_pkts(&f, &p, 10000, 2));
 	f.wnd = PT_WND_ONE / 4;
 	CHECK(pt_cwnd_pkts(&f, &p, 1000, 2) == 2, "floor: %u",
 	      pt_cwnd_pkts(&f, &p, 1000, 2));
