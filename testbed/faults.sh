@@ -230,8 +230,12 @@ case_set() {
 	mtu9000) C_MTU=9000 C_RTT_US=$((RTT_US > 1600 ? RTT_US : 1600)) C_TAU_US=$C_RTT_US ;;
 	pmtu) C_ACTION=act_pmtu ;;
 	ipv6) C_V6=1 ;;
+	# Each sender keeps at most 16 KB unsent (TCP_NOTSENT_LOWAT): without
+	# it, 1000 send buffers hold ~57 MB at the stop, 4.5 s of the link,
+	# and no drain short of that lets the flows finish.
 	flows1000) C_HOSTS=1 C_FLOWS=1000 C_SPACING_US=1 C_BOUND_US=5000000
-		C_TF=(--chunk 16384) ;;
+		C_TF=(--chunk 16384 --notsent-lowat 16384) C_DRAIN_US=6000000
+		C_NOTE="1000 flows from one host, 16 KB unsent each at most" ;;
 	conns10000) C_HOSTS=2 C_FLOWS=10000 C_BYTES=2000 C_SPACING_US=100
 		C_STOP_US=0 C_TF=(--chunk 16384) C_DRAIN_US=5000000
 		C_NOTE="10000 connections of 2000 B, one every 100 us" ;;
