@@ -216,6 +216,24 @@ def summarize(out, cases):
     return per_case, agg
 
 
+def finish(res, weights, ref_tail):
+    """@res (a score.json's content) scored against @ref_tail: the
+    penalties and the objective, in place."""
+    res["reference_tail"] = ref_tail
+    res["penalties"] = penalties(res["arrivals"], weights, ref_tail)
+    res["score"] = res["incast_score"] - sum(res["penalties"].values())
+    return res
+
+
+def reference_tail(path):
+    """The web-search tail of the reference score.json at @path."""
+    try:
+        with open(path) as f:
+            return json.load(f)["arrivals"]["websearch"]["tail_slowdown"]
+    except (OSError, ValueError, KeyError) as e:
+        die("--reference: %s: no web-search tail (%s)" % (path, e))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--out", required=True)
@@ -238,15 +256,7 @@ def main():
             die("--param: '%s' is not NAME=INTEGER" % p)
     if args.module and not os.path.isfile(args.module):
         die("--module: %s: no such file" % args.module)
-    ref_tail = None
-    if args.reference:
-        try:
-            with open(args.reference) as f:
-                ref_tail = json.load(f)["arrivals"]["websearch"][
-                    "tail_slowdown"]
-        except (OSError, ValueError, KeyError) as e:
-            die("--reference: %s: no web-search tail (%s)"
-                % (args.reference, e))
+    ref_tail = reference_tail(args.reference) if args.reference else None
     with open(args.suite) as f:
         suite = json.load(f)
     args.seeds = ([int(s) for s in args.seeds.split(",")] if args.seeds
@@ -270,14 +280,12 @@ def main():
         die("guest run failed (exit %d), see %s/vm.log" % (rc, out))
     per_case, agg = summarize(out, cases)
     arr = summarize_arrivals(out, arrivals(args, suite))
-    pen = penalties(arr, suite.get("penalty", {}), ref_tail)
     incast = agg["combined_score"]["mean"]
-    res = {"algorithm": args.algorithm, "params": dict(
+    res = finish({"algorithm": args.algorithm, "params": dict(
         p.split("=") for p in args.param), "module": args.module,
         "kernel": rel, "full": args.full, "seeds": args.seeds,
-        "score": incast - sum(pen.values()), "incast_score": incast,
-        "cases": per_case, "aggregate": agg, "arrivals": arr,
-        "reference_tail": ref_tail, "penalties": pen}
+        "incast_score": incast, "cases": per_case, "aggregate": agg,
+        "arrivals": arr}, suite.get("penalty", {}), ref_tail)
     with open(os.path.join(out, "score.json"), "w") as f:
         json.dump(res, f, indent=1)
     extra = ""

@@ -9,9 +9,10 @@ An Optuna study (TPE sampler) over powertcp_evo's module parameters and its
 law variant (the `variant` parameter: the named variants of
 kmod/powertcp_core.h). Each trial is one testbed/evolve/evaluate.py run: the
 training suite in one -icount guest, objective the incast's mean combined
-score less the arrivals' penalties (evaluate.py). Before the first trial
-the study scores θ-PowerTCP itself on the same suite (OUT/reference/): the
-reference of the web-search tail penalty, and the line on the plot.
+score less the arrivals' penalties (evaluate.py). Once per study, beside
+the first trials, θ-PowerTCP itself runs the same suite (OUT/reference/):
+the reference of the web-search tail penalty, and the line on the plot; a
+trial's objective is final when both are done.
 The study lives in --storage (default: SQLite at OUT/study.db), so a search
 resumes where it stopped, in this session or a later one, and several
 machines can run workers against one shared PostgreSQL/MySQL URL.
@@ -51,18 +52,14 @@ VARIANTS = list(range(8))	# masks of powertcp_core.h's PT_VAR_*
 # θ-PowerTCP's own parameters.
 THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
          "grad_floor_permille": 500, "smooth_pct": 100}
-# Enqueued first in a new study: what the incast-only search of
-# docs/EVOLUTION.md found (its winner, trial 19, and θ's parameters with
-# the fast reference, trial 5), and the winner with θ's β, the diagnostic
-# of its starvation.
-START = [
-    dict(THETA, variant=4),
-    {"variant": 4, "gamma": 666, "beta_ppm": 3333, "target_permille": 1026,
-     "grad_floor_permille": 331, "smooth_pct": 69},
-    {"variant": 4, "gamma": 666, "beta_ppm": 6000, "target_permille": 1026,
-     "grad_floor_permille": 331, "smooth_pct": 69},
-    dict(THETA, variant=5),
-]
+# Enqueued first in a new study, from the earlier searches of
+# docs/EVOLUTION.md: θ's parameters with the fast reference (bit 4) and
+# with the older gradient baseline (bit 1), and the first search's winner
+# (trial 19) with θ's β, with and without the fast reference.
+EVO19 = {"gamma": 666, "beta_ppm": 6000, "target_permille": 1026,
+         "grad_floor_permille": 331, "smooth_pct": 69}
+START = [dict(THETA, variant=4), dict(EVO19, variant=4),
+         dict(EVO19, variant=0), dict(THETA, variant=1)]
 COMPONENTS = ["combined_score", "link_fraction", "avg_queue_bytes",
               "p99_queue_bytes", "drain_time_us", "jain_index"]
 ARRIVALS = [("fairness", "min_jain"), ("fairness", "starved_rtts"),
@@ -101,28 +98,37 @@ def snapshot_module(out, kernel):
     return ko
 
 
-def reference(out, kernel):
-    """θ-PowerTCP on the suite, once per study: OUT/reference/score.json."""
-    ref = os.path.join(out, "reference", "score.json")
-    if not os.path.exists(ref):
-        print("reference: θ-PowerTCP on the training suite", flush=True)
-        r = subprocess.run([sys.executable, os.path.join(HERE, "evaluate.py"),
-                            "--out", os.path.dirname(ref), "--kernel", kernel,
-                            "--algorithm", "theta_powertcp"])
-        if r.returncode != 0:
-            die("the reference run failed")
-    # θ is its own reference: the tail penalty is 0 by definition.
-    with open(ref) as f:
-        res = json.load(f)
-    return ref, res["score"]
+class Reference(threading.Thread):
+    """θ-PowerTCP on the suite, once per study (OUT/reference/score.json),
+    in the background; wait() gives its score.json, or None if it failed.
+    θ is its own reference: its tail penalty is 0 by definition."""
+
+    def __init__(self, out, kernel):
+        super().__init__(daemon=True)
+        self.path = os.path.join(out, "reference", "score.json")
+        self.kernel = kernel
+        self.res = None
+
+    def run(self):
+        if not os.path.exists(self.path):
+            print("reference: θ-PowerTCP on the training suite", flush=True)
+            subprocess.run([sys.executable, os.path.join(HERE, "evaluate.py"),
+                            "--out", os.path.dirname(self.path), "--kernel",
+                            self.kernel, "--algorithm", "theta_powertcp"])
+        if os.path.exists(self.path):
+            with open(self.path) as f:
+                self.res = json.load(f)
+
+    def wait(self):
+        self.join()
+        return self.res
 
 
-def evaluate(trial, out, kernel, lock, progress):
+def evaluate(trial, out, kernel, ref, lock, progress):
     need = dict(trial.params, **FIXED)
     tdir = os.path.join(out, "trials", "%04d" % trial.number)
     cmd = [sys.executable, os.path.join(HERE, "evaluate.py"), "--out", tdir,
-           "--kernel", kernel, "--reference",
-           os.path.join(out, "reference", "score.json"), "--module",
+           "--kernel", kernel, "--module",
            os.path.join(out, "module", "tcp_powertcp_evo.ko")]
     for k, v in sorted(need.items()):
         cmd += ["--param", "%s=%d" % (k, v)]
@@ -133,8 +139,20 @@ def evaluate(trial, out, kernel, lock, progress):
             print("trial %d failed: %s" % (trial.number,
                                             r.stderr.strip()[-300:]))
         raise RuntimeError("evaluation failed")
+    ref_res = ref.wait()
+    if ref_res is None:
+        raise RuntimeError("the reference run failed")
+    # The trial's objective against the reference (evaluate.py --reference
+    # would have given the same, had the reference been done).
+    sys.path.insert(0, HERE)
+    from evaluate import finish
+    with open(os.path.join(HERE, "suite.json")) as f:
+        weights = json.load(f).get("penalty", {})
     with open(os.path.join(tdir, "score.json")) as f:
-        res = json.load(f)
+        res = finish(json.load(f), weights,
+                     ref_res["arrivals"]["websearch"]["tail_slowdown"])
+    with open(os.path.join(tdir, "score.json"), "w") as f:
+        json.dump(res, f, indent=1)
     agg = res["aggregate"]
     for k in COMPONENTS:
         trial.set_user_attr(k, agg[k]["mean"])
@@ -159,12 +177,12 @@ def evaluate(trial, out, kernel, lock, progress):
     return res["score"]
 
 
-def objective_factory(out, kernel, lock, progress):
+def objective_factory(out, kernel, ref, lock, progress):
     def objective(trial):
         trial.suggest_categorical("variant", VARIANTS)
         for name, (lo, hi, log) in SPACE.items():
             trial.suggest_int(name, lo, hi, log=log)
-        return evaluate(trial, out, kernel, lock, progress)
+        return evaluate(trial, out, kernel, ref, lock, progress)
     return objective
 
 
@@ -206,7 +224,8 @@ def write_outputs(study, out, ref_score):
     ax.scatter(xs, [max(y, -300) for y in ys], s=14, color="#999999",
                label="trial (clipped at -300)")
     ax.step(xs, bests, where="post", color="#d62728", label="best so far")
-    ax.axhline(ref_score, color="#1f77b4", ls="--", label="θ-PowerTCP")
+    if ref_score is not None:
+        ax.axhline(ref_score, color="#1f77b4", ls="--", label="θ-PowerTCP")
     ax.set_xlabel("trial")
     ax.set_ylabel("incast score less the arrivals' penalties")
     ax.set_title("powertcp_evo search on the real-kernel incast")
@@ -238,7 +257,8 @@ def main():
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     snapshot_module(out, args.kernel)
-    _, ref_score = reference(out, args.kernel)
+    ref = Reference(out, args.kernel)
+    ref.start()
     storage = args.storage or "sqlite:///" + os.path.join(out, "study.db")
     sampler = optuna.samplers.TPESampler(seed=args.seed,
                                          n_startup_trials=args.startup)
@@ -263,12 +283,15 @@ def main():
     progress = {"done": 0, "total": args.trials}
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     def checkpoint(study, trial):
+        r = ref.wait()
         with lock:
-            write_outputs(study, out, ref_score)
-    study.optimize(objective_factory(out, args.kernel, lock, progress),
+            write_outputs(study, out, r["score"] if r else None)
+    study.optimize(objective_factory(out, args.kernel, ref, lock, progress),
                    n_trials=args.trials, n_jobs=args.jobs,
                    catch=(RuntimeError,), callbacks=[checkpoint])
-    write_outputs(study, out, ref_score)
+    if ref.wait() is None:
+        die("the reference run failed")
+    write_outputs(study, out, ref.wait()["score"])
     if any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials):
         b = study.best_trial
         print("best: trial %d, score %.2f, %s" % (
