@@ -286,9 +286,31 @@ def main():
         r = ref.wait()
         with lock:
             write_outputs(study, out, r["score"] if r else None)
-    study.optimize(objective_factory(out, args.kernel, ref, lock, progress),
-                   n_trials=args.trials, n_jobs=args.jobs,
-                   catch=(RuntimeError,), callbacks=[checkpoint])
+    objective = objective_factory(out, args.kernel, ref, lock, progress)
+    left = [args.trials]
+
+    # Each worker asks for a trial under the lock: study.optimize(n_jobs=2)
+    # with Optuna 3.1 and SQLite handed one enqueued trial to both threads.
+    def worker():
+        while True:
+            with lock:
+                if left[0] <= 0:
+                    return
+                left[0] -= 1
+                trial = study.ask()
+            try:
+                value = objective(trial)
+            except RuntimeError:
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            else:
+                study.tell(trial, value)
+            checkpoint(study, trial)
+
+    workers = [threading.Thread(target=worker) for _ in range(args.jobs)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
     if ref.wait() is None:
         die("the reference run failed")
     write_outputs(study, out, ref.wait()["score"])
