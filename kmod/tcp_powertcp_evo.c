@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PowerTCP-evo: θ-PowerTCP's law with the reference window also advanced
- * every τ (PT_VAR_FAST_REF, powertcp_core.h) and a parameter set found by
- * the search on the real-kernel incast (make evolve; trial 19 of the study
- * in docs/EVOLUTION.md): smaller γ and β, a tighter target, a lower
- * gradient floor, a shorter smoothing horizon. It starts at line rate like
- * θ: the search held the initial rate fixed (short flows). The defaults
- * are in powertcp_params.h.
+ * PowerTCP-evo: θ-PowerTCP's law with the RTT gradient taken against a
+ * sample H/4 to H/2 old (PT_VAR_GRAD_BASELINE, powertcp_core.h) and θ's
+ * parameters: the best of the search whose objective has flows arriving
+ * beside the incast (make evolve; trial 3 of the study in
+ * docs/EVOLUTION.md). It starts at line rate like θ: the search held the
+ * initial rate fixed (short flows). The defaults are in powertcp_params.h.
  */
 #define POWERTCP_EVO
 #define POWERTCP_NAME				"powertcp_evo"
