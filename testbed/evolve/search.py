@@ -228,7 +228,7 @@ def write_outputs(study, out, ref_score):
         ax.axhline(ref_score, color="#1f77b4", ls="--", label="θ-PowerTCP")
     ax.set_xlabel("trial")
     ax.set_ylabel("incast score less the arrivals' penalties")
-    ax.set_title("powertcp_evo search on the real-kernel incast")
+    ax.set_title("powertcp_evo search on the real-kernel testbed")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     fig.tight_layout()
