@@ -467,7 +467,7 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * raises srtt, which raises snd_cwnd, which keeps the queue. When the
  * law's floors (β and min_rate per flow) sum above the link, as 1000
  * flows on one 100 Mbit/s link do, the law cannot take them lower, the
- * queue grows to the buffer and drops follow: 74% of the bytes sent were
+ * queue grows to the buffer and drops follow: 69% of the bytes sent were
  * retransmissions in the fault matrix's flows1000 case
  * (docs/RELIABILITY.md). The paper's window is W itself (a bound of 1).
  *
