@@ -33,6 +33,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from evaluate import ensure_modules, finish, kernels  # noqa: E402
 
 # The search space: module parameter -> (low, high, log scale).
 SPACE = {
@@ -82,8 +84,6 @@ def snapshot_module(out, kernel):
     """The study's own copy of powertcp_evo's build: every trial of a study
     runs the same code, whatever is rebuilt meanwhile. Made at the study's
     first start; a resumed study keeps it."""
-    sys.path.insert(0, HERE)
-    from evaluate import ensure_modules, kernels
     ko = os.path.join(out, "module", "tcp_powertcp_evo.ko")
     if not os.path.exists(ko):
         src = os.path.join(ensure_modules(kernels()[kernel]),
@@ -144,8 +144,6 @@ def evaluate(trial, out, kernel, ref, lock, progress):
         raise RuntimeError("the reference run failed")
     # The trial's objective against the reference (evaluate.py --reference
     # would have given the same, had the reference been done).
-    sys.path.insert(0, HERE)
-    from evaluate import finish
     with open(os.path.join(HERE, "suite.json")) as f:
         weights = json.load(f).get("penalty", {})
     with open(os.path.join(tdir, "score.json")) as f:
