@@ -114,6 +114,27 @@ void csv_row(FILE *f, const int64_t *v, int n)
 	fwrite(p, 1, end - p, f);
 }
 
+int file_replace(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	if (fputs(text, f) == EOF) {
+		int e = errno;
+
+		fclose(f);
+		errno = e;
+		return -1;
+	}
+	if (fclose(f) || rename(tmp, path))
+		return -1;
+	return 0;
+}
+
 int split_commas(char *s, char **field, int max)
 {
 	int n = 0;

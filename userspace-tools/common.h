@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small helpers shared by all the tools (tcpflows, websearch-gen and the
- * three analyzers): error reporting, strict number and CSV parsing, the
- * analyzers' --algorithm check, CLOCK_MONOTONIC time and network
- * namespaces.
+ * Small helpers shared by all the tools (tcpflows, websearch-gen,
+ * param-writer and the three analyzers): error reporting, strict number
+ * and CSV parsing, the analyzers' --algorithm check, replacing a file
+ * whole, CLOCK_MONOTONIC time and network namespaces.
  */
 #ifndef TOOLS_COMMON_H
 #define TOOLS_COMMON_H
@@ -37,6 +37,13 @@ uint64_t arg_u64(const char *what, const char *s);
 
 /* Write @n integers as one CSV line, faster than fprintf(). */
 void csv_row(FILE *f, const int64_t *v, int n);
+
+/*
+ * Replace @path by a file holding @text: written to PATH.tmp, then renamed
+ * over @path, so that a reader sees the old file or the new one whole.
+ * 0, or -1 with errno set.
+ */
+int file_replace(const char *path, const char *text);
 
 /* Split a comma separated list in place; return the number of fields. */
 int split_commas(char *s, char **field, int max);

@@ -101,7 +101,8 @@ static void add_write(const char *opt, const char *dir, char *item, int valid)
 	nwrites++;
 }
 
-static void add_list(const char *opt, const char *dir, const char *list)
+static void add_list(const char *opt, const char *dir, const char *list,
+		     int valid)
 {
 	char *copy = strdup(list), *field[MAX_WRITES + 1];
 	int i, n;
@@ -112,7 +113,7 @@ static void add_list(const char *opt, const char *dir, const char *list)
 	if (n > MAX_WRITES)
 		die("%s: more than %d writes", opt, MAX_WRITES);
 	for (i = 0; i < n; i++)
-		add_write(opt, dir, field[i], opt[2] == 'v');
+		add_write(opt, dir, field[i], valid);
 	free(copy);
 }
 
@@ -142,21 +143,17 @@ static void count(struct pw_stats *s, const struct pw_write *w, int taken)
 
 static void write_status(const char *path, const struct pw_stats *s)
 {
-	static char tmp[4096];
+	char line[160];
 	int64_t mean = 0;
-	FILE *f;
 
 	if (s->writes > 1)	/* rounded to the nearest us */
 		mean = ((s->last_ns - s->first_ns) / (s->writes - 1) +
 			NSEC_PER_USEC / 2) / NSEC_PER_USEC;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		die("%s: %s", tmp, strerror(errno));
-	fprintf(f, "%lld %lld %lld %lld %lld %lld\n", (long long)s->writes,
-		(long long)s->ok, (long long)s->refused, (long long)s->bad,
-		(long long)mean, (long long)(s->max_late_ns / NSEC_PER_USEC));
-	if (fclose(f) || rename(tmp, path))
+	snprintf(line, sizeof(line), "%lld %lld %lld %lld %lld %lld\n",
+		 (long long)s->writes, (long long)s->ok, (long long)s->refused,
+		 (long long)s->bad, (long long)mean,
+		 (long long)(s->max_late_ns / NSEC_PER_USEC));
+	if (file_replace(path, line))
 		die("%s: %s", path, strerror(errno));
 }
 
@@ -254,9 +251,9 @@ int main(int argc, char **argv)
 	if (period > INT64_MAX / NSEC_PER_USEC ||
 	    duration > INT64_MAX / NSEC_PER_USEC / 2)
 		die("--period-us or --duration-us too large");
-	add_list("--valid", dir, valid);
+	add_list("--valid", dir, valid, 1);
 	if (invalid)
-		add_list("--invalid", dir, invalid);
+		add_list("--invalid", dir, invalid, 0);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	no_timer_slack();

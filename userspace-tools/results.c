@@ -94,21 +94,8 @@ FILE *out_open(const char *dir, const char *name)
 
 int epoch_file_write(const char *path, int64_t epoch)
 {
-	char tmp[4096];
-	FILE *f;
+	char line[32];
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	if (fprintf(f, "%" PRId64 "\n", epoch) < 0) {
-		int e = errno;
-
-		fclose(f);
-		errno = e;
-		return -1;
-	}
-	if (fclose(f) || rename(tmp, path))
-		return -1;
-	return 0;
+	snprintf(line, sizeof(line), "%" PRId64 "\n", epoch);
+	return file_replace(path, line);
 }
