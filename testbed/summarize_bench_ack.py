@@ -72,10 +72,13 @@ def kernel(d):
                    open(os.path.join(d, "empty.calls"))
                    if line.startswith("L "))
     over = pct(empty, 0.5)
-    head = {}
+    head, retx = {}, {}
     with open(os.path.join(d, "headroom.csv")) as f:
         for r in csv.DictReader(f):
             head.setdefault(r["algorithm"], []).append(float(r["mbps"]))
+            if r.get("retrans_segs") not in (None, ""):
+                retx.setdefault(r["algorithm"], []).append(
+                    int(r["retrans_segs"]))
     algs = {}
     for alg in ORDER + sorted(set(x[:-6] for x in os.listdir(d)
                                   if x.endswith(".calls")) - set(ORDER)):
@@ -99,6 +102,11 @@ def kernel(d):
                               "min": hr[0] if hr else None,
                               "max": hr[-1] if hr else None,
                               "reps": head.get(alg, [])},
+            # the sender's retransmitted segments in each headroom run
+            # (absent from runs made before they were counted)
+            "headroom_retrans_segs": {
+                "median": pct(sorted(retx[alg]), 0.5) if alg in retx
+                else None, "reps": retx.get(alg, [])},
         }
     return {"kernel": meta["kernel"], "meta": meta,
             "tracer_overhead": {"function": meta["empty_function"],
@@ -160,7 +168,7 @@ def main():
                     "net_median", "net_p90", "raw_median",
                     "tracer_overhead", "headroom_median_mbps",
                     "headroom_min_mbps", "headroom_max_mbps",
-                    "headroom_reps"])
+                    "headroom_reps", "headroom_retrans_median"])
         for k in summary["kernels"]:
             for alg, a in k["algorithms"].items():
                 h = a["headroom_mbps"]
@@ -168,7 +176,8 @@ def main():
                             a["net"]["p10"], a["net"]["median"],
                             a["net"]["p90"], a["raw"]["median"],
                             k["tracer_overhead"]["median"], h["median"],
-                            h["min"], h["max"], len(h["reps"])])
+                            h["min"], h["max"], len(h["reps"]),
+                            a["headroom_retrans_segs"]["median"]])
     plot(summary, raw, os.path.join(d, "bench-ack.png"))
     for k in summary["kernels"]:
         print("# %s: tracer overhead %d instructions (median of %d calls"
@@ -178,10 +187,10 @@ def main():
         for alg, a in k["algorithms"].items():
             h = a["headroom_mbps"]
             print("%-15s net p10/median/p90 %5s %5s %5s  (%d ACKs)"
-                  "  headroom %s Mbit/s [%s, %s]"
+                  "  headroom %s Mbit/s [%s, %s], %s retransmitted"
                   % (alg, a["net"]["p10"], a["net"]["median"],
                      a["net"]["p90"], a["acks"], h["median"], h["min"],
-                     h["max"]))
+                     h["max"], a["headroom_retrans_segs"]["median"]))
 
 
 if __name__ == "__main__":
