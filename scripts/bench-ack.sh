@@ -85,8 +85,11 @@ for k in "${KERNELS[@]}"; do
 	sha256sum "$mods"/*.ko | sed "s|  .*/|  |" > "$OUT/$rel/modules.sha256"
 done
 
+# "uncommitted_changes": of the files the benchmark runs, not the tree's.
 /usr/bin/python3 - "$OUT/run.json" "$(git rev-parse HEAD)" \
-	"$([ -n "$KROOT" ] || git status --porcelain -- kmod scripts | wc -l)" "${ARGS[@]}" <<'EOF'
+	"$([ -n "$KROOT" ] || git status --porcelain -- kmod scripts/bench-ack.sh \
+		scripts/bench-ack-guest.sh scripts/build-kmod.sh \
+		testbed/summarize_bench_ack.py | wc -l)" "${ARGS[@]}" <<'EOF'
 import json, sys, time
 out, commit, dirty = sys.argv[1:4]
 json.dump({"command": " ".join(["scripts/bench-ack.sh"] + sys.argv[4:]),

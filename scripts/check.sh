@@ -152,6 +152,10 @@ for i in "${!RELEASES[@]}"; do
 	# whole matrix on both: make faults, docs/RELIABILITY.md).
 	[ "$i" != 0 ] || suite "fault matrix smoke in a booted $rel" \
 		"${vm[@]}" -- bash testbed/tests/test_faults.sh "build/kmod-$rel/kmod"
+	# The per-ACK benchmark measures what it says (make bench-ack has
+	# the figures, both kernels).
+	[ "$i" != 0 ] || suite "per-ACK benchmark smoke in a booted $rel" \
+		"${vm[@]}" -- bash scripts/tests/test_bench_ack.sh "build/kmod-$rel/kmod"
 	# Every pipeline test; each takes the modules' directory.
 	for t in testbed/tests/test_*.sh; do
 		exp=$(basename "$t" .sh)

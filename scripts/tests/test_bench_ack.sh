@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The per-ACK cost benchmark's smoke run, inside a booted kernel under
+# -icount (make check, one kernel): scripts/bench-ack-guest.sh for
+# theta_powertcp, bbr and cubic, 1 s of traffic each and one headroom
+# repetition, then testbed/summarize_bench_ack.py on its output. It checks
+# that the benchmark measures what it says (every timed ACK ran the
+# algorithm's own hooks, the tracer's overhead was timed, no trace buffer
+# overran, a headroom and a retransmission count per algorithm), not the
+# figures themselves: those are make bench-ack's (docs/RESULTS.md).
+#
+#   scripts/tests/test_bench_ack.sh KMOD_DIR
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+KMOD_DIR=${1:?usage: test_bench_ack.sh KMOD_DIR}
+OUT=$ROOT/build/test-bench-ack
+ALGS=(theta_powertcp bbr cubic)
+
+# shellcheck source=scripts/tap.sh
+. "$ROOT/scripts/tap.sh"
+
+rm -rf "$OUT"
+mkdir -p "$OUT/guest"
+G=(bash "$ROOT/scripts/bench-ack-guest.sh")
+
+check "no arguments: usage, non-zero" sh -c \
+	'! "$@" > /dev/null 2>&1' _ "${G[@]}"
+check "bench-ack-guest.sh: ${ALGS[*]}, 1 s each, 1 headroom rep" sh -c \
+	'"$@" > "'"$OUT"'/guest.log" 2>&1 || { tail -n 5 "'"$OUT"'/guest.log"; exit 1; }' \
+	_ "${G[@]}" "$KMOD_DIR" "$OUT/guest" 1 1 "${ALGS[@]}"
+
+# The hooks each algorithm's timed ACKs must have run (what the .calls
+# lines name): ours and BBR's cong_control; CUBIC's two.
+check "every timed ACK ran the algorithm's own hooks (>= 100 ACKs each)" \
+	python3 - "$OUT/guest" <<'PY'
+import sys
+d = sys.argv[1]
+want = {"theta_powertcp": {"powertcp_cong_control_hook"},
+        "bbr": {"bbr_main"},
+        "cubic": {"cubictcp_acked", "cubictcp_cong_avoid"}}
+said = []
+for alg, hooks in want.items():
+    acks = [l.split() for l in open("%s/%s.calls" % (d, alg))
+            if l.startswith("A ")]
+    if len(acks) < 100:
+        sys.exit("%s: %d ACKs timed" % (alg, len(acks)))
+    for a in acks:
+        if int(a[1]) <= 0 or not set(a[3].split(",")) <= hooks:
+            sys.exit("%s: ACK line %s" % (alg, " ".join(a)))
+    said.append("%s %d" % (alg, len(acks)))
+print(", ".join(said))
+PY
+check "the tracer's overhead timed on an empty function" sh -c \
+	'n=$(grep -c "^L __rcu_read_lock [0-9]" "$1"); echo "$n calls"; [ "$n" -ge 10 ]' \
+	_ "$OUT/guest/empty.calls"
+check "headroom: one run per algorithm, Mbit/s > 0, retransmissions counted" \
+	python3 - "$OUT/guest/headroom.csv" "${ALGS[@]}" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+if sorted(r["algorithm"] for r in rows) != sorted(sys.argv[2:]):
+    sys.exit("rows: %s" % [r["algorithm"] for r in rows])
+for r in rows:
+    if not float(r["mbps"]) > 0 or int(r["retrans_segs"]) < 0:
+        sys.exit("row %s" % r)
+print(", ".join("%s %.0f Mbit/s" % (r["algorithm"], float(r["mbps"]))
+                for r in rows))
+PY
+# summarize_bench_ack.py reads OUT/RELEASE/ (what bench-ack.sh writes).
+mkdir -p "$OUT/sum" && ln -sfn "$OUT/guest" "$OUT/sum/$(uname -r)"
+check "summarize_bench_ack.py: summary, net medians > 0, the plot" sh -c \
+	'python3 "$1/testbed/summarize_bench_ack.py" "$2" > "$2/table.txt" &&
+	 [ -s "$2/bench-ack.png" ] &&
+	 python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))[\"kernels\"][0][\"algorithms\"]
+bad = [a for a, v in s.items() if not v[\"net\"][\"median\"] > 0]
+sys.exit(\"net median <= 0: %s\" % bad if bad else 0)" "$2/summary.json"' \
+	_ "$ROOT" "$OUT/sum"
+tap_done
