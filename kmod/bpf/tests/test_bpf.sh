@@ -302,11 +302,17 @@ trace_fires() { # cc
 	local pid line
 	pt trace "$1" -c 3 -t 20 > "$TMP/trace.out" 2>&1 &
 	pid=$!
-	# The trace turns the events on once it has mapped the ring buffer,
-	# which a loaded host can delay past one short flow: flows until it
-	# has its 3 events and exits, at most 5.
+	# The trace turns the events on once it has mapped the ring buffer.
+	# In a guest under a loaded host that can take seconds of guest time
+	# (the loader pages in over 9p, and an idle -icount guest's clock
+	# runs with the host's), so the flows wait for status to say the
+	# events are on; then flows until the trace has its 3 events and
+	# exits, at most 5.
+	for _ in $(seq 100); do
+		pt status "$1" 2>/dev/null | grep -q 'events on' && break
+		sleep 0.2
+	done
 	for _ in 1 2 3 4 5; do
-		sleep 0.5
 		client "$1" 2 >/dev/null
 		kill -0 "$pid" 2>/dev/null || break
 	done
