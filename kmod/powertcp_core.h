@@ -504,6 +504,28 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 }
 
 /*
+ * snd_cwnd during fast recovery: packet conservation. Each ACK lets out no
+ * more than it says left the network (@in_flight + @acked, the packets it
+ * newly delivered), and the window shrinks by the packets it newly marked
+ * lost (@cwnd_now - @losses); the larger of the two, as tcp_bbr's first
+ * round of recovery, within [PT_CWND_MIN, @cwnd], the law's (above). This
+ * is RFC 5681's principle, which the kernel's PRR applies to algorithms
+ * without cong_control; ours replaces PRR. Without it a flow that loses
+ * packets in a shallow buffer keeps the law's whole window in flight,
+ * the buffer stays full, and a competing flow's retransmission is lost
+ * again and again (docs/RELIABILITY.md, the 3-packet buffer). The law's
+ * window applies whole again when recovery ends, about one RTT later.
+ */
+static inline u32 pt_recovery_cwnd(u32 cwnd, u32 cwnd_now, u32 losses,
+				   u32 in_flight, u32 acked)
+{
+	u64 keep = cwnd_now > losses ? cwnd_now - losses : 0;
+	u64 conserve = (u64)in_flight + acked;
+
+	return (u32)pt_min(pt_max(pt_max(keep, conserve), PT_CWND_MIN), cwnd);
+}
+
+/*
  * The law's rate in bytes/s: W / τ, capped at the line rate.
  * bytes = wnd * mss < 2^58 (Q10). Below 2^34 (a window under 16 MB),
  * bytes * 10^9 < 2^64 and one division gives the rate. Above, it is

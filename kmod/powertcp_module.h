@@ -155,18 +155,29 @@ static __always_inline bool powertcp_line_rate(struct sock *sk,
 	return true;
 }
 
-/* Push the flow's window and rate into the socket. */
+/*
+ * Push the flow's window and rate into the socket; @rs is the ACK's rate
+ * sample, NULL at init.
+ */
 static __always_inline void powertcp_apply(struct sock *sk,
 					   struct powertcp_sock *ca,
 					   const struct pt_params *p,
-					   long rtt_us, bool line_auto)
+					   const struct rate_sample *rs,
+					   bool line_auto)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
 	u32 cwnd = min(pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3,
 				    PT_CWND_MIN), tp->snd_cwnd_clamp);
 	u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
+	long rtt_us = rs ? rs->rtt_us : -1;
 
+	/* Fast recovery conserves packets (pt_recovery_cwnd()). */
+	if (rs && inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
+		cwnd = pt_recovery_cwnd(cwnd, tcp_snd_cwnd(tp),
+					max(rs->losses, 0),
+					tcp_packets_in_flight(tp),
+					rs->acked_sacked);
 	tcp_snd_cwnd_set(tp, cwnd);
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
 	WRITE_ONCE(sk->sk_pacing_rate, rate);
@@ -188,7 +199,7 @@ static void powertcp_init(struct sock *sk)
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
-	powertcp_apply(sk, ca, &p, -1, line_auto);
+	powertcp_apply(sk, ca, &p, NULL, line_auto);
 }
 
 static void powertcp_cong_control(struct sock *sk,
@@ -222,7 +233,7 @@ static void powertcp_cong_control(struct sock *sk,
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}
-	powertcp_apply(sk, ca, &p, rs->rtt_us, line_auto);
+	powertcp_apply(sk, ca, &p, rs, line_auto);
 }
 
 POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)

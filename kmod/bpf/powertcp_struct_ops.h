@@ -142,17 +142,32 @@ static __always_inline void pt_trace(struct sock *sk, __u64 now_ns,
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* Push the flow's window and rate into the socket. */
+/*
+ * Push the flow's window and rate into the socket; @rs is the ACK's rate
+ * sample, NULL at init.
+ */
 static __always_inline void pt_apply(struct sock *sk, struct powertcp_sock *ca,
-				     const struct pt_params *p, long rtt_us)
+				     const struct pt_params *p,
+				     const struct rate_sample *rs)
 {
 	struct tcp_sock *tp = pt_tcp_sk(sk);
 	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
 	__u32 cwnd = pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3, PT_CWND_MIN);
 	__u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
+	long rtt_us = rs ? rs->rtt_us : -1;
 
 	if (cwnd > tp->snd_cwnd_clamp)
 		cwnd = tp->snd_cwnd_clamp;
+	/*
+	 * Fast recovery conserves packets (pt_recovery_cwnd()). In flight
+	 * as tcp_packets_in_flight(), a kernel inline.
+	 */
+	if (rs && tp->inet_conn.icsk_ca_state == TCP_CA_Recovery)
+		cwnd = pt_recovery_cwnd(cwnd, tp->snd_cwnd,
+					rs->losses > 0 ? rs->losses : 0,
+					tp->packets_out - tp->sacked_out -
+					tp->lost_out + tp->retrans_out,
+					rs->acked_sacked);
 	tp->snd_cwnd = cwnd;
 	if (rate > sk->sk_max_pacing_rate)
 		rate = sk->sk_max_pacing_rate;
@@ -177,7 +192,7 @@ void BPF_PROG(powertcp_init, struct sock *sk)
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	if (sk->sk_pacing_status == SK_PACING_NONE)
 		sk->sk_pacing_status = SK_PACING_NEEDED;
-	pt_apply(sk, ca, &p, -1);
+	pt_apply(sk, ca, &p, NULL);
 }
 
 /*
@@ -231,7 +246,7 @@ void powertcp_cong_control(unsigned long long *ctx)
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}
-	pt_apply(sk, ca, &p, rtt_us);
+	pt_apply(sk, ca, &p, rs);
 }
 
 /* No slow start and no multiplicative decrease on loss. */

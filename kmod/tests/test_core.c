@@ -308,6 +308,27 @@ static void test_cwnd_over_srtt(void)
 }
 
 /*
+ * Fast recovery conserves packets: no more out than the ACK delivered, the
+ * window less the newly lost, never above the law's window nor below
+ * PT_CWND_MIN, and no wrap on extreme counts.
+ */
+static void test_recovery_cwnd(void)
+{
+	/* law 11; snd_cwnd 11, 3 newly lost, 6 in flight, 1 delivered */
+	CHECK(pt_recovery_cwnd(11, 11, 3, 6, 1) == 8, "shrink by the lost: %u",
+	      pt_recovery_cwnd(11, 11, 3, 6, 1));
+	CHECK(pt_recovery_cwnd(11, 8, 0, 7, 2) == 9, "one out per delivered: %u",
+	      pt_recovery_cwnd(11, 8, 0, 7, 2));
+	CHECK(pt_recovery_cwnd(5, 8, 0, 7, 2) == 5, "law's window caps: %u",
+	      pt_recovery_cwnd(5, 8, 0, 7, 2));
+	CHECK(pt_recovery_cwnd(11, 2, 5, 0, 0) == PT_CWND_MIN,
+	      "floor, no wrap: %u", pt_recovery_cwnd(11, 2, 5, 0, 0));
+	CHECK(pt_recovery_cwnd(0xffffffffU, 1, 0, 0xffffffffU, 0xffffffffU) ==
+	      0xffffffffU, "no wrap above: %u",
+	      pt_recovery_cwnd(0xffffffffU, 1, 0, 0xffffffffU, 0xffffffffU));
+}
+
+/*
  * Automatic τ (base_rtt_us = 0) before the first RTT sample: τ is unknown,
  * so snd_cwnd is the initial window itself, not W * srtt / (1 µs floor),
  * and pacing does not limit below the line rate. After one sample the
@@ -699,6 +720,8 @@ static const struct {
 	  test_reference_once_per_rtt },
 	{ "closed loop settles at the analytic fixed point", test_equilibrium },
 	{ "snd_cwnd = W * max(srtt, tau) / tau", test_cwnd_over_srtt },
+	{ "fast recovery conserves packets, within the law's window",
+	  test_recovery_cwnd },
 	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },
 	{ "mapping: automatic tau before the first sample", test_auto_tau_before_sample },
 	{ "extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
