@@ -353,6 +353,21 @@ static inline u64 pt_qdelay_rtt(u64 rtt_ns, const struct pt_flow *f, u64 tau)
 }
 
 /*
+ * Is an ACK's RTT sample one the law can use? The law works in µs, and an
+ * ACK whose RTT the kernel could only take from the timestamp echo carries
+ * one of millisecond granularity (tcp_ack_update_rtt(), TCP_TS_HZ 1000):
+ * 1000 µs on a 20 µs path, a power 50 times too high. The kernel falls back
+ * to the echo when the ACK acked retransmitted data, or only data SACKed
+ * before, and the ACK's rate sample shows both: @is_retrans, the newest
+ * packet it delivered was a retransmission; @delivered <= 0, no new
+ * delivery. Such an ACK is skipped, as one with no sample (@rtt_us <= 0).
+ */
+static inline int pt_rtt_usable(long rtt_us, int is_retrans, int delivered)
+{
+	return rtt_us > 0 && !is_retrans && delivered > 0;
+}
+
+/*
  * Process one RTT sample @rtt_us taken at @now_ns; updates Γ_smooth and the
  * window. @gen is the parameters' generation (a parameter write changes
  * it), @mss the flow's current segment size, p->line_rate_mbps the flow's

@@ -157,20 +157,20 @@ static __always_inline bool powertcp_line_rate(struct sock *sk,
 
 /*
  * Push the flow's window and rate into the socket; @rs is the ACK's rate
- * sample, NULL at init.
+ * sample, NULL at init, and @rtt_us the RTT the law took from it (-1:
+ * none), for the trace.
  */
 static __always_inline void powertcp_apply(struct sock *sk,
 					   struct powertcp_sock *ca,
 					   const struct pt_params *p,
 					   const struct rate_sample *rs,
-					   bool line_auto)
+					   long rtt_us, bool line_auto)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
 	u32 cwnd = min(pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3,
 				    PT_CWND_MIN), tp->snd_cwnd_clamp);
 	u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
-	long rtt_us = rs ? rs->rtt_us : -1;
 
 	/* Fast recovery conserves packets (pt_recovery_cwnd()). */
 	if (rs && inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
@@ -199,7 +199,7 @@ static void powertcp_init(struct sock *sk)
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
-	powertcp_apply(sk, ca, &p, NULL, line_auto);
+	powertcp_apply(sk, ca, &p, NULL, -1, line_auto);
 }
 
 static void powertcp_cong_control(struct sock *sk,
@@ -209,6 +209,7 @@ static void powertcp_cong_control(struct sock *sk,
 	struct powertcp_sock *ca = inet_csk_ca(sk);
 	struct pt_params p;
 	bool line_auto;
+	long rtt_us;
 	u32 gen;
 
 	/* The SYN-ACK is acked before init runs on an active open. */
@@ -217,11 +218,13 @@ static void powertcp_cong_control(struct sock *sk,
 	gen = powertcp_read_params(&p);
 	line_auto = powertcp_line_rate(sk, &p);
 	/*
-	 * rtt_us < 0: this ACK carried no RTT sample (e.g. it only acked
-	 * retransmitted data). Keep the last power and window.
+	 * An ACK without a µs RTT sample (pt_rtt_usable()) keeps the last
+	 * power and window.
 	 */
-	if (rs->rtt_us > 0)
-		pt_on_rtt(&ca->flow, &p, gen, rs->rtt_us, tp->tcp_clock_cache,
+	rtt_us = pt_rtt_usable(rs->rtt_us, rs->is_retrans, rs->delivered) ?
+		 rs->rtt_us : -1;
+	if (rtt_us > 0)
+		pt_on_rtt(&ca->flow, &p, gen, rtt_us, tp->tcp_clock_cache,
 			  max_t(u32, tp->mss_cache, 1));
 
 	/*
@@ -233,7 +236,7 @@ static void powertcp_cong_control(struct sock *sk,
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}
-	powertcp_apply(sk, ca, &p, rs, line_auto);
+	powertcp_apply(sk, ca, &p, rs, rtt_us, line_auto);
 }
 
 POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)

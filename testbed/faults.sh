@@ -224,7 +224,9 @@ case_set() {
 	linkdown1s) C_ACTION=act_linkdown1s C_BOUND_US=3000000 C_DRAIN_US=6000000 ;;
 	blackhole10s) C_ACTION=act_blackhole10s C_STOP_US=$((DURATION_US + 10000000))
 		C_DRAIN_US=15000000 C_BOUND_US=25000000 ;;
-	buffer3pkt) C_BUF=$((3 * MTU)) ;;
+	# The queue counts frames with their 14-byte Ethernet header: 3 *
+	# MTU bytes held two full-size packets, not three.
+	buffer3pkt) C_BUF=$((3 * (MTU + 14))) ;;
 	ecn) C_K=$((20 * MTU)) C_NOTE="RED marks ECN at 20 packets" ;;
 	mtu1280) C_MTU=1280 ;;
 	mtu9000) C_MTU=9000 C_RTT_US=$((RTT_US > 1600 ? RTT_US : 1600)) C_TAU_US=$C_RTT_US ;;

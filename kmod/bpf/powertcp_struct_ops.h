@@ -144,17 +144,17 @@ static __always_inline void pt_trace(struct sock *sk, __u64 now_ns,
 
 /*
  * Push the flow's window and rate into the socket; @rs is the ACK's rate
- * sample, NULL at init.
+ * sample, NULL at init, and @rtt_us the RTT the law took from it (-1:
+ * none), for the trace.
  */
 static __always_inline void pt_apply(struct sock *sk, struct powertcp_sock *ca,
 				     const struct pt_params *p,
-				     const struct rate_sample *rs)
+				     const struct rate_sample *rs, long rtt_us)
 {
 	struct tcp_sock *tp = pt_tcp_sk(sk);
 	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
 	__u32 cwnd = pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3, PT_CWND_MIN);
 	__u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
-	long rtt_us = rs ? rs->rtt_us : -1;
 
 	if (cwnd > tp->snd_cwnd_clamp)
 		cwnd = tp->snd_cwnd_clamp;
@@ -192,7 +192,7 @@ void BPF_PROG(powertcp_init, struct sock *sk)
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	if (sk->sk_pacing_status == SK_PACING_NONE)
 		sk->sk_pacing_status = SK_PACING_NEEDED;
-	pt_apply(sk, ca, &p, NULL);
+	pt_apply(sk, ca, &p, NULL, -1);
 }
 
 /*
@@ -229,10 +229,11 @@ void powertcp_cong_control(unsigned long long *ctx)
 	if (!ca->flow.wnd || !pt_read_params(&p, &gen))
 		return;
 	/*
-	 * rtt_us < 0: this ACK carried no RTT sample (e.g. it only acked
-	 * retransmitted data). Keep the last power and window.
+	 * An ACK without a µs RTT sample (pt_rtt_usable()) keeps the last
+	 * power and window.
 	 */
-	rtt_us = rs->rtt_us;
+	rtt_us = pt_rtt_usable(rs->rtt_us, rs->is_retrans, rs->delivered) ?
+		 rs->rtt_us : -1;
 	if (rtt_us > 0)
 		pt_on_rtt(&ca->flow, &p, gen, rtt_us, tp->tcp_clock_cache,
 			  tp->mss_cache ? tp->mss_cache : 1);
@@ -246,7 +247,7 @@ void powertcp_cong_control(unsigned long long *ctx)
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}
-	pt_apply(sk, ca, &p, rs);
+	pt_apply(sk, ca, &p, rs, rtt_us);
 }
 
 /* No slow start and no multiplicative decrease on loss. */

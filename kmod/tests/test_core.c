@@ -329,6 +329,21 @@ static void test_recovery_cwnd(void)
 }
 
 /*
+ * An ACK whose RTT can only be the timestamp echo's (milliseconds) is not
+ * a sample: the newest packet it delivered was a retransmission, or it
+ * delivered nothing new.
+ */
+static void test_rtt_usable(void)
+{
+	CHECK(pt_rtt_usable(21, 0, 1), "a clean sample is used");
+	CHECK(!pt_rtt_usable(1000, 1, 3), "retransmission delivered: skipped");
+	CHECK(!pt_rtt_usable(1000, 0, 0), "nothing new delivered: skipped");
+	CHECK(!pt_rtt_usable(1000, 0, -1), "no rate sample: skipped");
+	CHECK(!pt_rtt_usable(-1, 0, 1), "no RTT: skipped");
+	CHECK(!pt_rtt_usable(0, 0, 1), "zero RTT: skipped");
+}
+
+/*
  * Automatic τ (base_rtt_us = 0) before the first RTT sample: τ is unknown,
  * so snd_cwnd is the initial window itself, not W * srtt / (1 µs floor),
  * and pacing does not limit below the line rate. After one sample the
@@ -722,6 +737,8 @@ static const struct {
 	{ "snd_cwnd = W * max(srtt, tau) / tau", test_cwnd_over_srtt },
 	{ "fast recovery conserves packets, within the law's window",
 	  test_recovery_cwnd },
+	{ "an RTT only the timestamp echo gives is not a sample",
+	  test_rtt_usable },
 	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },
 	{ "mapping: automatic tau before the first sample", test_auto_tau_before_sample },
 	{ "extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",

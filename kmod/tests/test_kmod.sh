@@ -189,6 +189,52 @@ param_write_next_ack() { # module cc
 	return $rc
 }
 
+# On a lossy path every RTT the law takes is a µs sample: none of the whole
+# milliseconds the timestamp echo gives for an ACK of retransmitted data
+# (pt_rtt_usable()). For 2 s the sender's egress is a 500 Mbit/s netem that
+# drops 2% and holds 10 packets, the ACK path 300 µs: every real RTT is
+# under 600 µs, and an echo's sample is 1000 µs or more. The trace's rtt_us
+# is what the law took (-1: none). The topology is put back after.
+lossy_rtt_samples() { # cc
+	local ev=/sys/kernel/tracing/events/$1/powertcp_step rc=0 r0 r1
+	local tr=/sys/kernel/tracing json kbps=0
+	retrans() {
+		ip netns exec "$NS_S" nstat -az TcpRetransSegs |
+			awk '/TcpRetransSegs/ { print $2 }'
+	}
+	tc -n "$NS_R" qdisc change dev veth_r root netem delay 300us &&
+	tc -n "$NS_S" qdisc replace dev veth_s root netem rate 500mbit \
+		loss 2% limit 10 || return 1
+	r0=$(retrans)
+	echo > $tr/trace
+	echo 1 > "$ev/enable"
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5204 &&
+	sleep 0.5 &&
+	json=$(ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5204 -C "$1" \
+		-t 2 -J) && kbps=$(echo "$json" | python3 -c '
+import json, sys
+print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000)') ||
+		rc=1
+	echo 0 > "$ev/enable"
+	r1=$(retrans)
+	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate ${RATE_MBIT}mbit \
+		burst 15kb limit 300kb &&
+	tc -n "$NS_R" qdisc change dev veth_r root netem delay 1ms || rc=1
+	awk -v retx=$((r1 - r0)) -v kbps="$kbps" '/powertcp_step:/ {
+		r = $0; sub(/.*rtt_us=/, "", r); r += 0
+		if (r > 0) { n++; if (r >= 1000) { ms++; if (!ex) ex = $0 } }
+		else skipped++
+	     }
+	     END {
+		printf "%d kbit/s, %d segments retransmitted, %d samples" \
+			" taken, %d skipped, %d of 1 ms or more\n", kbps, retx,
+			n, skipped, ms
+		if (ex) print ex
+		exit !(retx > 0 && n > 0 && ms == 0)
+	     }' $tr/trace || rc=1
+	return $rc
+}
+
 setsockopt_autoloads() { # module cc
 	[ "$(hold_conn "$2" 0)" = "$2" ] && loaded "$1"
 }
@@ -240,6 +286,8 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: the powertcp_step tracepoint fires" trace_event_fires "$cc"
 	check "$cc: a parameter write applies to a live flow at its next ACK" \
 		param_write_next_ack "$mod" "$cc"
+	check "$cc: with 2% loss the law takes only µs RTT samples" \
+		lossy_rtt_samples "$cc"
 
 	check "$cc: gamma=0 refused, value kept" refused_write "$mod" gamma 0
 	check "$cc: gamma=1025 refused, value kept" refused_write "$mod" gamma 1025
