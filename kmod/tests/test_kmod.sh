@@ -193,8 +193,11 @@ param_write_next_ack() { # module cc
 # milliseconds the timestamp echo gives for an ACK of retransmitted data
 # (pt_rtt_usable()). For 2 s the sender's egress is a 500 Mbit/s netem that
 # drops 2% and holds 10 packets, the ACK path 300 µs: every real RTT is
-# under 600 µs, and an echo's sample is 1000 µs or more. The trace's rtt_us
-# is what the law took (-1: none). The topology is put back after.
+# under 600 µs, and an echo's sample is 1000 µs or more. The receiver ACKs
+# every segment (route quickack), as the testbed's does: here the law's
+# window is about 1.5 packets, and a delayed ACK (40 ms) is a real sample
+# that collapses it. The trace's rtt_us is what the law took (-1: none).
+# The topology is put back after.
 lossy_rtt_samples() { # cc
 	local ev=/sys/kernel/tracing/events/$1/powertcp_step rc=0 r0 r1
 	local tr=/sys/kernel/tracing json kbps=0
@@ -204,7 +207,9 @@ lossy_rtt_samples() { # cc
 	}
 	tc -n "$NS_R" qdisc change dev veth_r root netem delay 300us &&
 	tc -n "$NS_S" qdisc replace dev veth_s root netem rate 500mbit \
-		loss 2% limit 10 || return 1
+		loss 2% limit 10 &&
+	ip -n "$NS_R" route replace 10.77.0.0/24 dev veth_r src 10.77.0.2 \
+		quickack 1 || return 1
 	r0=$(retrans)
 	echo > $tr/trace
 	echo 1 > "$ev/enable"
@@ -219,7 +224,9 @@ print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 100
 	r1=$(retrans)
 	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate ${RATE_MBIT}mbit \
 		burst 15kb limit 300kb &&
-	tc -n "$NS_R" qdisc change dev veth_r root netem delay 1ms || rc=1
+	tc -n "$NS_R" qdisc change dev veth_r root netem delay 1ms &&
+	ip -n "$NS_R" route replace 10.77.0.0/24 dev veth_r src 10.77.0.2 ||
+		rc=1
 	awk -v retx=$((r1 - r0)) -v kbps="$kbps" '/powertcp_step:/ {
 		r = $0; sub(/.*rtt_us=/, "", r); r += 0
 		if (r > 0) { n++; if (r >= 1000) { ms++; if (!ex) ex = $0 } }
