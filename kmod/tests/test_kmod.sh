@@ -194,13 +194,17 @@ param_write_next_ack() { # module cc
 # (pt_rtt_usable()). For 2 s the sender's egress is a 500 Mbit/s netem that
 # drops 2% and holds 10 packets, the ACK path 300 µs: every real RTT is
 # under 600 µs, and an echo's sample is 1000 µs or more. The receiver ACKs
-# every segment (route quickack), as the testbed's does: here the law's
-# window is about 1.5 packets, and a delayed ACK (40 ms) is a real sample
-# that collapses it. The trace's rtt_us is what the law took (-1: none).
-# The topology is put back after.
-lossy_rtt_samples() { # cc
-	local ev=/sys/kernel/tracing/events/$1/powertcp_step rc=0 r0 r1
-	local tr=/sys/kernel/tracing json kbps=0
+# every segment (route quickack), as the testbed's does, so that no
+# delayed ACK (40 ms, a real sample) can look like an echo's. τ is set
+# above the path's RTT (base_rtt_us 1000): the law then runs at its line
+# rate, 50 Mbit/s on the 500 Mbit/s path, whatever the guest's RTT
+# jitter, and the check sees the samples, not the law's equilibrium. Only
+# the data's sender is read (dport 5204). The trace's rtt_us is what the
+# law took (-1: none). The topology and τ are put back after.
+lossy_rtt_samples() { # module cc
+	local ev=/sys/kernel/tracing/events/$2/powertcp_step rc=0 r0 r1
+	local tr=/sys/kernel/tracing json kbps=0 tau
+	tau=$(param "$1" base_rtt_us)
 	retrans() {
 		ip netns exec "$NS_S" nstat -az TcpRetransSegs |
 			awk '/TcpRetransSegs/ { print $2 }'
@@ -209,13 +213,14 @@ lossy_rtt_samples() { # cc
 	tc -n "$NS_S" qdisc replace dev veth_s root netem rate 500mbit \
 		loss 2% limit 10 &&
 	ip -n "$NS_R" route replace 10.77.0.0/24 dev veth_r src 10.77.0.2 \
-		quickack 1 || return 1
+		quickack 1 &&
+	echo 1000 > "/sys/module/$1/parameters/base_rtt_us" || return 1
 	r0=$(retrans)
 	echo > $tr/trace
 	echo 1 > "$ev/enable"
 	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5204 &&
 	sleep 0.5 &&
-	json=$(ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5204 -C "$1" \
+	json=$(ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5204 -C "$2" \
 		-t 2 -J) && kbps=$(echo "$json" | python3 -c '
 import json, sys
 print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000)') ||
@@ -225,9 +230,9 @@ print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 100
 	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate ${RATE_MBIT}mbit \
 		burst 15kb limit 300kb &&
 	tc -n "$NS_R" qdisc change dev veth_r root netem delay 1ms &&
-	ip -n "$NS_R" route replace 10.77.0.0/24 dev veth_r src 10.77.0.2 ||
-		rc=1
-	awk -v retx=$((r1 - r0)) -v kbps="$kbps" '/powertcp_step:/ {
+	ip -n "$NS_R" route replace 10.77.0.0/24 dev veth_r src 10.77.0.2 &&
+	echo "$tau" > "/sys/module/$1/parameters/base_rtt_us" || rc=1
+	awk -v retx=$((r1 - r0)) -v kbps="$kbps" '/powertcp_step:.* dport=5204 / {
 		r = $0; sub(/.*rtt_us=/, "", r); r += 0
 		if (r > 0) { n++; if (r >= 1000) { ms++; if (!ex) ex = $0 } }
 		else skipped++
@@ -294,7 +299,7 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: a parameter write applies to a live flow at its next ACK" \
 		param_write_next_ack "$mod" "$cc"
 	check "$cc: with 2% loss the law takes only µs RTT samples" \
-		lossy_rtt_samples "$cc"
+		lossy_rtt_samples "$mod" "$cc"
 
 	check "$cc: gamma=0 refused, value kept" refused_write "$mod" gamma 0
 	check "$cc: gamma=1025 refused, value kept" refused_write "$mod" gamma 1025
