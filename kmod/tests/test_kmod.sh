@@ -119,6 +119,10 @@ ss_shows() { # cc
 
 rmmod_refused_while_in_use() { # module cc
 	local pid
+	# The last check's file must be gone first: the background shell
+	# truncates it only when it starts, and an old line would send rmmod
+	# in before this socket exists.
+	rm -f /tmp/hold.out
 	hold_conn "$2" 30 > /tmp/hold.out &
 	pid=$!
 	# Up to 30 s: under -icount, guest time runs on while python is read
@@ -126,6 +130,11 @@ rmmod_refused_while_in_use() { # module cc
 	for _ in $(seq 300); do [ -s /tmp/hold.out ] && break; sleep 0.1; done
 	if [ ! -s /tmp/hold.out ]; then
 		echo "the socket of $2 was not set up within 30 s"
+		pkill -P "$pid"
+		return 1
+	fi
+	if [ "$(cat /tmp/hold.out)" != "$2" ]; then
+		echo "the socket reports '$(cat /tmp/hold.out)', not $2"
 		pkill -P "$pid"
 		return 1
 	fi
