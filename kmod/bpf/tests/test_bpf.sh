@@ -299,19 +299,22 @@ ss_shows() { # cc
 }
 
 trace_fires() { # cc
-	local pid line
-	pt trace "$1" -c 3 -t 20 > "$TMP/trace.out" 2>&1 &
+	local pid line on=0
+	pt trace "$1" -c 3 -t 90 > "$TMP/trace.out" 2>&1 &
 	pid=$!
 	# The trace turns the events on once it has mapped the ring buffer.
 	# In a guest under a loaded host that can take seconds of guest time
 	# (the loader pages in over 9p, and an idle -icount guest's clock
 	# runs with the host's), so the flows wait for status to say the
 	# events are on; then flows until the trace has its 3 events and
-	# exits, at most 5.
-	for _ in $(seq 100); do
-		pt status "$1" 2>/dev/null | grep -q 'events on' && break
+	# exits, at most 5. Up to 60 s: with three guests on two host cores
+	# 20 s was once too short.
+	for _ in $(seq 300); do
+		pt status "$1" 2>/dev/null | grep -q 'events on' &&
+			{ on=1; break; }
 		sleep 0.2
 	done
+	[ "$on" = 1 ] || echo "# status did not say 'events on' within 60 s"
 	for _ in 1 2 3 4 5; do
 		client "$1" 2 >/dev/null
 		kill -0 "$pid" 2>/dev/null || break
