@@ -156,15 +156,16 @@ static __always_inline bool powertcp_line_rate(struct sock *sk,
 }
 
 /*
- * Push the flow's window and rate into the socket; @rs is the ACK's rate
- * sample, NULL at init, and @rtt_us the RTT the law took from it (-1:
- * none), for the trace.
+ * Push the flow's window and rate into the socket. @rs is the ACK's rate
+ * sample (NULL at init), read only in fast recovery (@recovery), and
+ * @rtt_us the RTT the law took from it (-1: none), for the trace.
  */
 static __always_inline void powertcp_apply(struct sock *sk,
 					   struct powertcp_sock *ca,
 					   const struct pt_params *p,
 					   const struct rate_sample *rs,
-					   long rtt_us, bool line_auto)
+					   bool recovery, long rtt_us,
+					   bool line_auto)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
@@ -173,7 +174,7 @@ static __always_inline void powertcp_apply(struct sock *sk,
 	u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
 
 	/* Fast recovery conserves packets (pt_recovery_cwnd()). */
-	if (rs && inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
+	if (recovery)
 		cwnd = pt_recovery_cwnd(cwnd, tcp_snd_cwnd(tp),
 					max(rs->losses, 0),
 					tcp_packets_in_flight(tp),
@@ -199,7 +200,7 @@ static void powertcp_init(struct sock *sk)
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
-	powertcp_apply(sk, ca, &p, NULL, -1, line_auto);
+	powertcp_apply(sk, ca, &p, NULL, false, -1, line_auto);
 }
 
 static void powertcp_cong_control(struct sock *sk,
@@ -207,7 +208,12 @@ static void powertcp_cong_control(struct sock *sk,
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct powertcp_sock *ca = inet_csk_ca(sk);
-	struct pt_params p;
+	/*
+	 * powertcp_read_params() writes every field before any is read;
+	 * without __uninitialized, CONFIG_INIT_STACK_ALL_ZERO (Debian's
+	 * kernels) would zero it first on every ACK.
+	 */
+	struct pt_params p __uninitialized;
 	bool line_auto;
 	long rtt_us;
 	u32 gen;
@@ -236,7 +242,9 @@ static void powertcp_cong_control(struct sock *sk,
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}
-	powertcp_apply(sk, ca, &p, rs, rtt_us, line_auto);
+	powertcp_apply(sk, ca, &p, rs,
+		       inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery, rtt_us,
+		       line_auto);
 }
 
 POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)
