@@ -32,8 +32,15 @@ unload() {
 	not_loaded "$1"
 }
 
-# A sender and a receiver namespace joined by a veth pair; the sender's
-# egress is rate-limited with tbf, the receiver's delayed by 1 ms.
+# The topology's path: the sender's egress rate-limited with tbf, the
+# receiver's delayed by 1 ms; set, or put back after a check changed it.
+shape() {
+	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate ${RATE_MBIT}mbit \
+		burst 15kb limit 300kb &&
+	tc -n "$NS_R" qdisc replace dev veth_r root netem delay 1ms
+}
+
+# A sender and a receiver namespace joined by a veth pair, shaped.
 topology() {
 	ip netns add "$NS_S" && ip netns add "$NS_R" &&
 	ip link add veth_s netns "$NS_S" type veth peer name veth_r netns "$NS_R" &&
@@ -41,9 +48,7 @@ topology() {
 	ip -n "$NS_R" addr add 10.77.0.2/24 dev veth_r &&
 	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
 	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
-	tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBIT}mbit \
-		burst 15kb limit 300kb &&
-	tc -n "$NS_R" qdisc add dev veth_r root netem delay 1ms
+	shape
 }
 
 # Open a connection with congestion control $1 (setsockopt) and hold it
@@ -236,9 +241,7 @@ print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 100
 		rc=1
 	echo 0 > "$ev/enable"
 	r1=$(retrans)
-	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate ${RATE_MBIT}mbit \
-		burst 15kb limit 300kb &&
-	tc -n "$NS_R" qdisc change dev veth_r root netem delay 1ms &&
+	shape &&
 	ip -n "$NS_R" route replace 10.77.0.0/24 dev veth_r src 10.77.0.2 &&
 	echo "$tau" > "/sys/module/$1/parameters/base_rtt_us" || rc=1
 	awk -v retx=$((r1 - r0)) -v kbps="$kbps" '/powertcp_step:.* dport=5204 / {
