@@ -143,13 +143,14 @@ static __always_inline void pt_trace(struct sock *sk, __u64 now_ns,
 }
 
 /*
- * Push the flow's window and rate into the socket; @rs is the ACK's rate
- * sample, NULL at init, and @rtt_us the RTT the law took from it (-1:
- * none), for the trace.
+ * Push the flow's window and rate into the socket. @rs is the ACK's rate
+ * sample (NULL at init), read only in fast recovery (@recovery), and
+ * @rtt_us the RTT the law took from it (-1: none), for the trace.
  */
 static __always_inline void pt_apply(struct sock *sk, struct powertcp_sock *ca,
 				     const struct pt_params *p,
-				     const struct rate_sample *rs, long rtt_us)
+				     const struct rate_sample *rs,
+				     bool recovery, long rtt_us)
 {
 	struct tcp_sock *tp = pt_tcp_sk(sk);
 	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
@@ -162,7 +163,7 @@ static __always_inline void pt_apply(struct sock *sk, struct powertcp_sock *ca,
 	 * Fast recovery conserves packets (pt_recovery_cwnd()). In flight
 	 * as tcp_packets_in_flight(), a kernel inline.
 	 */
-	if (rs && tp->inet_conn.icsk_ca_state == TCP_CA_Recovery)
+	if (recovery)
 		cwnd = pt_recovery_cwnd(cwnd, tp->snd_cwnd,
 					rs->losses > 0 ? rs->losses : 0,
 					tp->packets_out - tp->sacked_out -
@@ -192,7 +193,7 @@ void BPF_PROG(powertcp_init, struct sock *sk)
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	if (sk->sk_pacing_status == SK_PACING_NONE)
 		sk->sk_pacing_status = SK_PACING_NEEDED;
-	pt_apply(sk, ca, &p, NULL, -1);
+	pt_apply(sk, ca, &p, NULL, false, -1);
 }
 
 /*
@@ -247,7 +248,8 @@ void powertcp_cong_control(unsigned long long *ctx)
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}
-	pt_apply(sk, ca, &p, rs, rtt_us);
+	pt_apply(sk, ca, &p, rs,
+		 tp->inet_conn.icsk_ca_state == TCP_CA_Recovery, rtt_us);
 }
 
 /* No slow start and no multiplicative decrease on loss. */
