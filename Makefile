@@ -133,6 +133,12 @@ check:
 check-dkms:
 	bash scripts/check-dkms.sh
 
+# The modules under a debug kernel (lockdep, KASAN, UBSAN, DEBUG_OBJECTS,
+# DEBUG_ATOMIC_SLEEP), built once from Debian's 6.1 source: the kernel
+# tests, then the fault matrix (DEBUG_ARGS=--no-faults: the tests only).
+check-debug:
+	bash scripts/check-debug.sh $(DEBUG_ARGS)
+
 SEEDS ?= 3
 
 incast:
@@ -201,5 +207,5 @@ evolve-websearch:
 
 .PHONY: faults fuzz-long mininet
 .PHONY: all modules install dkms-install dkms-uninstall deb clean distclean \
-	tools unit quick check check-dkms incast fairness websearch reproduce \
+	tools unit quick check check-dkms check-debug incast fairness websearch reproduce \
 	evolve evolve-rankcheck evolve-heldout evolve-websearch bench-ack

@@ -3,8 +3,9 @@
 #
 # The whole test suite (make check). Installs what it needs, then:
 #   builds the modules against every kernel (warnings and sparse are errors),
-#   runs checkpatch --strict, make quick (scripts/quick.sh: the unit tests,
-#   a fuzz of the control law for FUZZ_SECONDS, default 20, the tools' and
+#   runs checkpatch --strict, configures make check-debug's kernel without
+#   building it, make quick (scripts/quick.sh: the unit tests, a fuzz of
+#   the control law for FUZZ_SECONDS, default 20, the tools' and
 #   analyzers' root-free tests), builds the powertcp-dkms package (make deb,
 #   lintian), and boots each kernel under QEMU to run the kernel tests and
 #   line_rate_auto's (two NICs), the tools' namespace test and every
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--kernel) KERNELS+=("${2:?--kernel needs a value}"); shift ;;
 	--kdir) KDIR=${2:?--kdir needs a value}; shift ;;
 	--modules) MODULES=${2:?--modules needs a value}; shift ;;
-	-h|--help) sed -n '4,26p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,27p' "$0"; exit 0 ;;
 	*) echo "check: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -114,6 +115,9 @@ for i in "${!RELEASES[@]}"; do
 		scripts/build-kmod.sh "${KDIRS[$i]}" "build/kmod-${RELEASES[$i]}" C=1
 done
 step "checkpatch --strict: kmod/" checkpatch
+# make check-debug's kernel, configured only (its build is an hour).
+step "debug kernel config: every line of scripts/debug-kernel.config holds" \
+	scripts/build-debug-kernel.sh --config-only
 suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
 	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
 # Host paths given to guest runs (vm-run --share, run.sh --out); one guest.

@@ -12,7 +12,8 @@
 #   - Debian's 6.1 (bookworm) kernel image + headers;
 #   - Debian's 6.12 (bookworm-backports) kernel image + headers, adding the
 #     backports suite from the machine's own Debian mirror entry if missing;
-#   - linux-source-6.1 for scripts/checkpatch.pl.
+#   - linux-source-6.1 for scripts/checkpatch.pl and, with libelf-dev and
+#     libssl-dev, the debug kernel (scripts/build-debug-kernel.sh).
 #
 # Writes the chosen kernel versions to build/kernels.env so that the other
 # scripts know which kernels to test. Must run as root.
@@ -114,6 +115,7 @@ v61=$(kver_of "$img61")
 v612=$(kver_of "$img612")
 
 pkgs=(build-essential bc flex bison kmod cpio xz-utils zstd busybox-static
+      libelf-dev libssl-dev
       qemu-system-x86 sparse iperf3 iproute2 ethtool python3 python3-matplotlib
       python3-numpy python3-optuna linux-source-6.1 clang libclang-rt-14-dev
       bpftool libbpf-dev llvm dkms dh-dkms debhelper lintian

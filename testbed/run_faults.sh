@@ -7,12 +7,14 @@
 # per kernel rather than per algorithm (testbed/run.sh faults does that):
 # a TCG boot costs about as much as three cases.
 #
-#   testbed/run_faults.sh [--kernels "6.1 6.12"] [--algorithms A,B,..]
+#   testbed/run_faults.sh [--kernels "6.1 6.12 debug"] [--algorithms A,B,..]
 #                         [--out DIR] [--doc FILE] [--no-build]
 #                         [-- faults.sh options]
 #
 # Defaults: the registry's faults algorithms (theta_powertcp, powertcp_evo,
-# cubic), both kernels, results/faults, docs/RELIABILITY.md. Results:
+# cubic), both kernels, results/faults, docs/RELIABILITY.md. "debug" is
+# the debug kernel of make check-debug (scripts/build-debug-kernel.sh,
+# built first if it is not yet). Results:
 # OUT/KERNEL/ALG/CASE/ (flows.csv, verify.csv, case.json, dmesg.txt),
 # OUT/KERNEL/run.json, OUT/summary.json, OUT/summary.csv, OUT/faults.png.
 # Exits non-zero if a case failed or a guest did (the results are still
@@ -42,7 +44,7 @@ while [ $# -gt 0 ]; do
 done
 EXTRA=("$@")
 for k in $KERNELS; do
-	[[ $k =~ ^(6\.1|6\.12)$ ]] || tb_die "--kernels: 6.1 and/or 6.12, not '$k'"
+	[[ $k =~ ^(6\.1|6\.12|debug)$ ]] || tb_die "--kernels: 6.1, 6.12 and/or debug, not '$k'"
 done
 IFS=, read -r -a algs <<< "$ALGS"
 for a in "${algs[@]}"; do
@@ -66,13 +68,20 @@ cd "$ROOT"
 make -s -C userspace-tools
 failed=0
 for k in $KERNELS; do
+	vm=(--kernel "$k") timeout=7200
 	case $k in
-	6.1) rel=$KVER_61 ;;
-	6.12) rel=$KVER_612 ;;
+	6.1) rel=$KVER_61 kdir=/usr/src/linux-headers-$KVER_61 ;;
+	6.12) rel=$KVER_612 kdir=/usr/src/linux-headers-$KVER_612 ;;
+	debug)	scripts/build-debug-kernel.sh > /dev/null
+		# shellcheck disable=SC1091
+		. build/debug-kernel/kernel.env
+		rel=$DEBUG_KVER kdir=$DEBUG_KDIR
+		# KASAN and lockdep make the guest about 3x slower
+		vm=(--kernel "$DEBUG_KIMG" --modules "$DEBUG_MODULES") timeout=21600 ;;
 	esac
 	echo "== $k ($rel): build, then ${algs[*]} in one guest"
 	if [ "$NOBUILD" = 0 ] || ! [ -f "build/kmod-$rel/kmod/tcp_theta_powertcp.ko" ]; then
-		scripts/build-kmod.sh "/usr/src/linux-headers-$rel" "build/kmod-$rel" > /dev/null
+		scripts/build-kmod.sh "$kdir" "build/kmod-$rel" > /dev/null
 	fi
 	rm -rf "${OUT:?}/$k"
 	mkdir -p "$OUT/$k"
@@ -86,7 +95,7 @@ json.dump({"command": ["testbed/run_faults.sh"] + args, "kernel": rel,
           open(out, "w"), indent=1)
 PY
 	# shellcheck disable=SC2016
-	scripts/vm-run.sh --kernel "$k" --icount --timeout 7200 "${SHARE[@]}" \
+	scripts/vm-run.sh "${vm[@]}" --icount --timeout "$timeout" "${SHARE[@]}" \
 		--keep-log "$OUT/$k/guest-dmesg.txt" -- bash -c '
 		out=$1 kmod=$2; shift 2
 		IFS=, read -r -a algs <<< "$1"; shift
