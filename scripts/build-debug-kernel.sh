@@ -19,7 +19,7 @@
 # kernel.env (DEBUG_KIMG, DEBUG_KDIR, DEBUG_MODULES, DEBUG_KVER) for
 # vm-run.sh --kernel/--modules. Cached: a second run with the same source
 # package and config fragment only checks and prints kernel.env. The first
-# build takes about 40 minutes of both cores of a 2-core host.
+# build takes about 25 minutes of both cores of a 2-core host.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)

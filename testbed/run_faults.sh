@@ -8,7 +8,7 @@
 # a TCG boot costs about as much as three cases.
 #
 #   testbed/run_faults.sh [--kernels "6.1 6.12 debug"] [--algorithms A,B,..]
-#                         [--out DIR] [--doc FILE] [--no-build]
+#                         [--out DIR] [--doc FILE] [--no-build] [--parallel]
 #                         [-- faults.sh options]
 #
 # Defaults: the registry's faults algorithms (theta_powertcp, powertcp_evo,
@@ -19,6 +19,8 @@
 # OUT/KERNEL/run.json, OUT/summary.json, OUT/summary.csv, OUT/faults.png.
 # Exits non-zero if a case failed or a guest did (the results are still
 # summarized). --no-build: the modules in build/kmod-REL as they are.
+# --parallel: one guest per algorithm, all at once (a host with a core for
+# each: the debug kernel's matrix takes hours in one guest).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -27,7 +29,7 @@ TB_PROG=run_faults
 # shellcheck source=testbed/lib/common.sh
 . "$ROOT/testbed/lib/common.sh"
 
-NOBUILD=0 KERNELS="6.1 6.12" ALGS=$(tb_reg_names faults | paste -sd, -) OUT='' DOC=''
+NOBUILD=0 PARALLEL=0 KERNELS="6.1 6.12" ALGS=$(tb_reg_names faults | paste -sd, -) OUT='' DOC=''
 ARGS=("$@")
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,7 +38,8 @@ while [ $# -gt 0 ]; do
 	--out) tb_val "$1" "${2:-}"; OUT=$2; shift ;;
 	--doc) tb_val "$1" "${2:-}"; DOC=$2; shift ;;
 	--no-build) NOBUILD=1 ;;
-	-h|--help) sed -n '4,20p' "$0"; exit 0 ;;
+	--parallel) PARALLEL=1 ;;
+	-h|--help) sed -n '4,23p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	*) tb_die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -66,6 +69,25 @@ cd "$ROOT"
 # shellcheck disable=SC1091
 . build/kernels.env
 make -s -C userspace-tools
+
+# guest KERNEL ALGS LOG: ALGS (comma-separated) one after the other in one
+# guest of KERNEL (vm, timeout, rel: set per kernel below), its kernel log
+# kept in OUT/KERNEL/LOG.
+guest() {
+	# shellcheck disable=SC2016
+	scripts/vm-run.sh "${vm[@]}" --icount --timeout "$timeout" "${SHARE[@]}" \
+		--keep-log "$OUT/$1/$3" -- bash -c '
+		out=$1 kmod=$2; shift 2
+		IFS=, read -r -a algs <<< "$1"; shift
+		rc=0
+		for a in "${algs[@]}"; do
+			bash testbed/faults.sh --cc "$a" --out "$out/$a" \
+				--kmod-dir "$kmod" "$@" || rc=1
+		done
+		exit $rc' faults "$OUT/$1" "build/kmod-$rel/kmod" "$2" \
+		"${EXTRA[@]}" 2>&1 | sed -u "s|^|[$1${4:+ $2}] |"
+}
+
 failed=0
 for k in $KERNELS; do
 	vm=(--kernel "$k") timeout=7200
@@ -94,18 +116,15 @@ json.dump({"command": ["testbed/run_faults.sh"] + args, "kernel": rel,
            "modified": dirty == "1", "date": time.strftime("%Y-%m-%d")},
           open(out, "w"), indent=1)
 PY
-	# shellcheck disable=SC2016
-	scripts/vm-run.sh "${vm[@]}" --icount --timeout "$timeout" "${SHARE[@]}" \
-		--keep-log "$OUT/$k/guest-dmesg.txt" -- bash -c '
-		out=$1 kmod=$2; shift 2
-		IFS=, read -r -a algs <<< "$1"; shift
-		rc=0
+	if [ "$PARALLEL" = 0 ]; then
+		guest "$k" "$ALGS" guest-dmesg.txt || failed=1
+	else
+		pids=()
 		for a in "${algs[@]}"; do
-			bash testbed/faults.sh --cc "$a" --out "$out/$a" \
-				--kmod-dir "$kmod" "$@" || rc=1
+			guest "$k" "$a" "guest-dmesg-$a.txt" tag & pids+=($!)
 		done
-		exit $rc' faults "$OUT/$k" "build/kmod-$rel/kmod" "$ALGS" \
-		"${EXTRA[@]}" 2>&1 | sed -u "s|^|[$k] |" || failed=1
+		for p in "${pids[@]}"; do wait "$p" || failed=1; done
+	fi
 done
 python3 testbed/summarize_faults.py "$OUT" --doc "$DOC"
 /usr/bin/python3 testbed/plot_faults.py --results "$OUT" --out "$OUT/faults.png"

@@ -22,9 +22,10 @@ REPORTS='BUG: KASAN|UBSAN:|possible (recursive|circular) locking|inconsistent lo
 
 debug_locks() { [ "$(awk '/debug_locks:/ { print $2 }' /proc/lockdep_stats)" = 1 ]; }
 kasan_on() { dmesg | grep -q "KernelAddressSanitizer initialized"; }
-odebug_on() { # the tracker holds objects
-	[ "$(awk '/^pool_used/ { print $2 }' /sys/kernel/debug/debug_objects/stats)" -gt 0 ]
-}
+# A field of DEBUG_OBJECTS' statistics ("pool_used     :1281").
+odebug() { awk -F: -v k="$1" '$1 ~ "^" k " *$" { print $2 + 0 }' /sys/kernel/debug/debug_objects/stats; }
+odebug_on() { [ "$(odebug pool_used)" -gt 0 ]; }	# it tracks objects
+odebug_quiet() { [ "$(odebug warnings)" = 0 ] || { echo "$(odebug warnings) warnings"; return 1; }; }
 ubsan_and_might_sleep_in() {
 	grep -q ' __ubsan_handle_shift_out_of_bounds$' /proc/kallsyms &&
 	grep -q ' __might_resched$' /proc/kallsyms
@@ -42,5 +43,6 @@ tap_suite "line_rate_auto (test_linkspeed.sh)" bash "$HERE/test_linkspeed.sh" "$
 
 check "lockdep still on after the tests (debug_locks 1)" debug_locks
 check "no KASAN, UBSAN, lockdep, might_sleep or ODEBUG report in the log" no_reports
+check "DEBUG_OBJECTS counted no warning" odebug_quiet
 echo "# lockdep: $(grep -E 'lock-classes|direct dependencies' /proc/lockdep_stats | tr -s ' ' | paste -sd';')"
 tap_done
