@@ -486,9 +486,12 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * retransmissions in the fault matrix's flows1000 case
  * (docs/RELIABILITY.md). The paper's window is W itself (a bound of 1).
  *
- * A floor of one packet adds no delayed-ACK exposure: a window that small
- * already sends one segment per RTT or less, which a receiver that delays
- * ACKs answers late whatever snd_cwnd is (see the README on quickack).
+ * A floor of one packet exposes a flow to a receiver that delays ACKs:
+ * with one segment out, the ACK waits for the delayed-ACK timer (40 ms),
+ * the law takes that for the RTT, and the window stays at the floor. On a
+ * path whose BDP is under one packet it collapses (docs/DESIGN.md, "The
+ * one-packet floor and a receiver that delays ACKs"); the testbed's
+ * receivers quickack.
  */
 #define PT_CWND_MIN		1
 #define PT_CWND_RTT_MAX		2

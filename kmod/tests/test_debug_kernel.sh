@@ -30,6 +30,18 @@ ubsan_and_might_sleep_in() {
 	grep -q ' __ubsan_handle_shift_out_of_bounds$' /proc/kallsyms &&
 	grep -q ' __might_resched$' /proc/kallsyms
 }
+# Our modules, built against this kernel, carry its instrumentation too.
+instrumented() {
+	local m
+	for m in "$MODDIR"/tcp_theta_powertcp.ko "$MODDIR"/tcp_powertcp_evo.ko; do
+		if ! nm "$m" | grep -q ' U __asan_report_load8_noabort$' ||
+		   ! nm "$m" | grep -q ' U __ubsan_handle_out_of_bounds$' ||
+		   ! nm "$m" | grep -q ' U lock_acquire$'; then
+			echo "$m: no KASAN, UBSAN or lockdep calls"
+			return 1
+		fi
+	done
+}
 no_reports() { ! dmesg | grep -E "$REPORTS"; }
 
 echo "# kernel $(uname -r)"
@@ -37,6 +49,7 @@ check "KASAN is on" kasan_on
 check "lockdep is on and found nothing at boot (debug_locks 1)" debug_locks
 check "DEBUG_OBJECTS tracks objects" odebug_on
 check "UBSAN and DEBUG_ATOMIC_SLEEP are built in" ubsan_and_might_sleep_in
+check "both modules call KASAN, UBSAN and lockdep" instrumented
 
 tap_suite "kernel tests (test_kmod.sh)" bash "$HERE/test_kmod.sh" "$MODDIR"
 tap_suite "line_rate_auto (test_linkspeed.sh)" bash "$HERE/test_linkspeed.sh" "$MODDIR"
