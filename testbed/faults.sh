@@ -46,6 +46,7 @@ usage: testbed/faults.sh --cc SPEC --out DIR [options]
                       $(IFS=,; echo "${ALL_CASES[*]}")
   --duration-us T     traffic per case (default 1500000; the long-RTT and
                       blackhole cases take longer, see docs/RELIABILITY.md)
+  --list-cases        print all the cases, comma-separated, and exit
 USAGE
 	tb_usage_common
 }
@@ -54,6 +55,7 @@ opts() {
 	case $1 in
 	--cases) tb_val "$1" "${2:-}"; CASES_ARG=$2 ;;
 	--duration-us) tb_num "$1" "${2:-}"; DURATION_US=$2 ;;
+	--list-cases) (IFS=,; echo "${ALL_CASES[*]}"); exit 0 ;;
 	*) return 1 ;;
 	esac
 	TB_SHIFT=2
