@@ -21,7 +21,7 @@
 #
 #   scripts/check-debug.sh [--no-faults] [--cases A,B,..] [--rate-mbit R]
 #
-#   --no-faults   the kernel tests only (about 8 minutes once built)
+#   --no-faults   the kernel tests only (about 10 minutes once built)
 #   --cases       the matrix's cases (testbed/faults.sh --cases; default
 #                 all of them, flows1000 and conns10000 last: in this
 #                 slow kernel their thousands of sockets outlive the case
