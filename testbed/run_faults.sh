@@ -70,9 +70,9 @@ cd "$ROOT"
 . build/kernels.env
 make -s -C userspace-tools
 
-# guest KERNEL ALGS LOG: ALGS (comma-separated) one after the other in one
-# guest of KERNEL (vm, timeout, rel: set per kernel below), its kernel log
-# kept in OUT/KERNEL/LOG.
+# guest KERNEL ALGS LOG [TAG]: ALGS (comma-separated) one after the other
+# in one guest of KERNEL (vm, timeout, rel: set per kernel below), its
+# kernel log kept in OUT/KERNEL/LOG; with TAG, its output lines name ALGS.
 guest() {
 	# shellcheck disable=SC2016
 	scripts/vm-run.sh "${vm[@]}" --icount --timeout "$timeout" "${SHARE[@]}" \
@@ -98,10 +98,11 @@ for k in $KERNELS; do
 		# shellcheck disable=SC1091
 		. build/debug-kernel/kernel.env
 		rel=$DEBUG_KVER kdir=$DEBUG_KDIR
-		# KASAN and lockdep make the guest about 3x slower
+		# under -icount it runs about 7x slower (docs/RELIABILITY.md)
 		vm=(--kernel "$DEBUG_KIMG" --modules "$DEBUG_MODULES") timeout=21600 ;;
 	esac
-	echo "== $k ($rel): build, then ${algs[*]} in one guest"
+	echo "== $k ($rel): build, then ${algs[*]} in $([ "$PARALLEL" = 1 ] &&
+		echo "a guest each, side by side" || echo "one guest")"
 	if [ "$NOBUILD" = 0 ] || ! [ -f "build/kmod-$rel/kmod/tcp_theta_powertcp.ko" ]; then
 		scripts/build-kmod.sh "$kdir" "build/kmod-$rel" > /dev/null
 	fi

@@ -17,9 +17,10 @@ RATE_MBIT=50 DELAY_MS=1
 # PT_TEST_SLOW_KERNEL=1: a debug kernel (make check-debug), about 7 times
 # slower than Debian's under -icount, whose guest moves about 7 Mbit/s: the
 # rate is 5 Mbit/s and the delay 10 ms, so that a window still holds
-# several packets (at 5 Mbit/s and 1 ms, less than one: delayed ACKs of
-# 40 ms, and any law collapses), and the check that needs RTTs under a
-# millisecond through a loaded guest is skipped.
+# several packets (at 5 Mbit/s and 1 ms it is under one, where the modules
+# collapse under delayed ACKs: docs/DESIGN.md, "The one-packet floor"),
+# and the check that needs RTTs under a millisecond through a loaded guest
+# is skipped.
 SLOW=${PT_TEST_SLOW_KERNEL:-0}
 [ "$SLOW" = 0 ] || { RATE_MBIT=5; DELAY_MS=10; }
 # The line rate the parameter-write check sets: a tenth of the rate.
@@ -182,8 +183,8 @@ trace_event_fires() { # cc
 # one RTT, the bound the modules promise): while an iperf3 flow runs at
 # RATE_MBIT, line_rate_mbps goes to a tenth of it (WRITE_MBIT); every
 # powertcp_step after the write (between two trace_marker lines) paces at
-# most that, and before it, faster. The flows' per-flow constants are cached (powertcp_core.h):
-# this is the parameters' generation at work.
+# most that, and before it, faster. The flows' per-flow constants are
+# cached (powertcp_core.h): this is the parameters' generation at work.
 param_write_next_ack() { # module cc
 	local ev=/sys/kernel/tracing/events/$2/powertcp_step rc=0
 	local tr=/sys/kernel/tracing
