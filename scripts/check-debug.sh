@@ -16,8 +16,10 @@
 # guest moves about 7 Mbit/s through a netns path where Debian's moves 50.
 # The kernel tests scale their path down for it (PT_TEST_SLOW_KERNEL); the
 # matrix keeps its own, so its cases are the same, CPU-bound: its goodputs
-# say nothing about the algorithms, its checks (every byte, no stall, a
-# clean log) still hold.
+# and stall times say nothing about the algorithms. It is judged here by
+# the receivers and the checkers (every byte verified, no report in any
+# case's or guest's kernel log); its cases' own verdicts, timing bounds
+# included, are printed and in docs/faults/DEBUG.md.
 #
 #   scripts/check-debug.sh [--no-faults] [--cases A,B,..] [--rate-mbit R]
 #
@@ -91,12 +93,65 @@ if [ "$FAULTS" = 1 ] && [ -z "$CASES" ]; then
 	CASES=$(bash testbed/faults.sh --list-cases | tail -n1 | tr , '\n' |
 		grep -vxE 'flows1000|conns10000' | paste -sd, -),flows1000,conns10000
 fi
+# The matrix in this kernel is judged by its checkers and the receivers:
+# every byte verified, no checker report in any case's log or guest's log.
+# Its timing bounds (stalls, the reload between cases) are reported, not
+# judged: the guest is CPU-bound here, and flows1000 and conns10000 fail
+# them for cubic too (docs/RELIABILITY.md, "The debug kernel").
+matrix_bytes() { # summary.json
+	python3 - "$1" <<'PY'
+import json, sys
+bad = []
+for k, algs in json.load(open(sys.argv[1]))["totals"].items():
+    for a, t in algs.items():
+        print("%s: %d B verified of %d received, %d flows with wrong bytes"
+              % (a, t["bytes_verified"], t["bytes_received"],
+                 t["flows_with_wrong_bytes"]))
+        if t["flows_with_wrong_bytes"] or t["bytes_verified"] != t["bytes_received"]:
+            bad.append(a)
+sys.exit(1 if bad else 0)
+PY
+}
+matrix_case_logs() { # summary.json
+	python3 - "$1" <<'PY'
+import json, sys
+n = sum(t["bad_log_lines"] for algs in json.load(open(sys.argv[1]))["totals"].values()
+        for t in algs.values())
+print("%d bad log lines" % n)
+sys.exit(1 if n else 0)
+PY
+}
+matrix_guest_logs() { # dir algorithms...
+	local d=$1 a f bad
+	shift
+	# what makes vm-run.sh fail a guest
+	bad=$(sed -n "s/^BAD_LOG='\(.*\)'$/\1/p" scripts/vm-run.sh)
+	[ -n "$bad" ] || { echo "no BAD_LOG in scripts/vm-run.sh"; return 1; }
+	for a in "$@"; do
+		f=$d/guest-dmesg-$a.txt
+		[ -s "$f" ] || { echo "$a: no guest log (the guest died?)"; return 1; }
+		grep -q "KernelAddressSanitizer initialized" "$f" ||
+			{ echo "$a: KASAN not on in its guest"; return 1; }
+		! grep -E "$bad" "$f" || return 1
+	done
+}
+
 if [ "$FAULTS" = 1 ]; then
+	M=results/faults-debug
+	rm -f "$M/summary.json"
+	# shellcheck disable=SC2016
 	step "fault matrix in a booted $DEBUG_KVER (theta_powertcp, powertcp_evo)" \
-		bash testbed/run_faults.sh --kernels debug --no-build --parallel \
+		bash -c 'bash testbed/run_faults.sh "$@"; [ -f "$0/summary.json" ]' "$M" \
+		--kernels debug --no-build --parallel \
 		--algorithms theta_powertcp,powertcp_evo \
-		--out results/faults-debug --doc docs/faults/DEBUG.md \
+		--out "$M" --doc docs/faults/DEBUG.md \
 		-- ${RATE:+--rate-mbit "$RATE"} ${CASES:+--cases "$CASES"}
+	grep -E '^6\.1.*cases ok' "$LOGDIR"/fault_matrix*.log | sed 's/^[^:]*:/# /'
+	check "matrix: every byte verified, none wrong" matrix_bytes "$M/summary.json"
+	check "matrix: no checker report in any case's log" \
+		matrix_case_logs "$M/summary.json"
+	check "matrix: every guest's kernel log kept, KASAN on, no report" \
+		matrix_guest_logs "$M/debug" theta_powertcp powertcp_evo
 else
 	skip "fault matrix in a booted $DEBUG_KVER" "--no-faults"
 fi
