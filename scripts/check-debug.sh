@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
 	--no-faults) FAULTS=0 ;;
 	--cases) CASES=${2:?--cases needs a value}; shift ;;
 	--rate-mbit) RATE=${2:?--rate-mbit needs a value}; shift ;;
-	-h|--help) sed -n '4,34p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,36p' "$0"; exit 0 ;;
 	*) echo "check-debug: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
