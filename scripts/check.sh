@@ -31,6 +31,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
 KERNELS=() KDIR='' MODULES='' FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 LOGDIR=$ROOT/build/check
+TAP_LOGDIR=$LOGDIR	# tap_step's and tap_logfile's
 START=$(date +%s)
 
 while [ $# -gt 0 ]; do
@@ -49,36 +50,13 @@ mkdir -p "$LOGDIR"
 # shellcheck source=scripts/tap.sh
 . scripts/tap.sh
 
-logfile() {
-	echo "$LOGDIR/$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_').log"
-}
-
-# step NAME COMMAND...: one check, its output in build/check/, the last
-# lines of it shown if it fails.
-step() {
-	local name=$1 log t0=$SECONDS rc
-	shift
-	log=$(logfile "$name")
-	tap_diag "$name ..."
-	"$@" > "$log" 2>&1 < /dev/null
-	rc=$?
-	if [ "$rc" -eq 0 ]; then
-		ok "$name ($((SECONDS - t0)) s)"
-	else
-		not_ok "$name ($((SECONDS - t0)) s, exit $rc)"
-		echo "#   last lines of $log:"
-		tail -n 40 "$log" | sed 's/^/#   /'
-	fi
-	return "$rc"
-}
-
 # suite NAME COMMAND...: a test suite printing KTAP, as a subtest; its
 # totals are added to ours.
 suite() {
 	local name=$1
 	shift
 	tap_diag "$name ..."
-	tap_suite --log "$(logfile "$name")" "$name" "$@"
+	tap_suite --log "$(tap_logfile "$name")" "$name" "$@"
 }
 
 checkpatch() {
@@ -92,7 +70,7 @@ kdir_release() {
 		"$1/include/generated/utsrelease.h" 2>/dev/null
 }
 
-step "setup: packages, kernels, headers" bash scripts/setup.sh ||
+tap_step "setup: packages, kernels, headers" bash scripts/setup.sh ||
 	tap_bail "setup failed"
 # shellcheck disable=SC1091
 . build/kernels.env
@@ -111,12 +89,12 @@ for k in "${KERNELS[@]}"; do
 done
 
 for i in "${!RELEASES[@]}"; do
-	step "build against ${RELEASES[$i]}: no warnings, sparse clean" \
+	tap_step "build against ${RELEASES[$i]}: no warnings, sparse clean" \
 		scripts/build-kmod.sh "${KDIRS[$i]}" "build/kmod-${RELEASES[$i]}" C=1
 done
-step "checkpatch --strict: kmod/" checkpatch
+tap_step "checkpatch --strict: kmod/" checkpatch
 # make check-debug's kernel, configured only (its build: 25 minutes).
-step "debug kernel config: every line of scripts/debug-kernel.config holds" \
+tap_step "debug kernel config: every line of scripts/debug-kernel.config holds" \
 	scripts/build-debug-kernel.sh --config-only
 suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
 	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
@@ -124,14 +102,14 @@ suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
 suite "vm-run --share and run.sh paths (host)" bash scripts/tests/test_vm_share.sh
 # The BPF struct_ops build, natively: this host's kernel may have BPF but
 # no modules (CI's has), and the tests unload all they load.
-if step "BPF build (make bpf): CO-RE objects and the loader" make bpf; then
+if tap_step "BPF build (make bpf): CO-RE objects and the loader" make bpf; then
 	suite "BPF build natively on $(uname -r)" \
 		bash kmod/bpf/tests/test_bpf.sh userspace-tools/bin/powertcp-bpf
 	HAVE_BPF=1
 fi
 
 # The Debian package (installed in a guest by make check-dkms).
-step "make deb: powertcp-dkms package built by dh-dkms, lintian clean" \
+tap_step "make deb: powertcp-dkms package built by dh-dkms, lintian clean" \
 	bash scripts/build-deb.sh
 
 for i in "${!RELEASES[@]}"; do

@@ -22,6 +22,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
 FUZZ_SECONDS=${FUZZ_SECONDS:-3}
 LOGDIR=$ROOT/build/quick
+TAP_LOGDIR=$LOGDIR	# tap_logfile's
 START=$(date +%s)
 
 # shellcheck source=scripts/tap.sh
@@ -33,14 +34,10 @@ for t in make cc clang awk python3; do
 done
 mkdir -p "$LOGDIR" || tap_bail "cannot create $LOGDIR"
 
-logfile() {
-	echo "$LOGDIR/$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_').log"
-}
-
 suite() { # name command...
 	local name=$1
 	shift
-	tap_suite --log "$(logfile "$name")" "$name" "$@"
+	tap_suite --log "$(tap_logfile "$name")" "$name" "$@"
 }
 
 # Independent suites run side by side (two at a time at most), and are
@@ -48,17 +45,17 @@ suite() { # name command...
 bg() { # name command...
 	local name=$1
 	shift
-	tap_suite_bg "$(logfile "$name")" "$@"
+	tap_suite_bg "$(tap_logfile "$name")" "$@"
 }
 
 report() { # name
-	tap_suite_wait "$(logfile "$1")" "$1"
+	tap_suite_wait "$(tap_logfile "$1")" "$1"
 }
 
 # The fuzzer's runs and corpus, on one line; fails if the fuzzer does.
 fuzz() {
 	local log
-	log=$(logfile fuzz)
+	log=$(tap_logfile fuzz)
 	make -s -C kmod/tests fuzz FUZZ_SECONDS="$FUZZ_SECONDS" > "$log" 2>&1 || {
 		tail -n 40 "$log"
 		return 1

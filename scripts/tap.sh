@@ -22,6 +22,11 @@
 #                               run a suite that prints KTAP itself as a
 #                               subtest: its lines indented by 4, its totals
 #                               added to ours, then ok/not ok DESC here
+#   tap_step NAME COMMAND...    a step that prints no KTAP (a build, a
+#                               setup) as one check: its output in
+#                               tap_logfile NAME, its last lines shown if
+#                               it fails; returns COMMAND's status
+#   tap_logfile NAME            $TAP_LOGDIR/NAME.log, NAME made a file name
 #   tap_suite_bg FILE COMMAND...
 #   tap_suite_wait FILE DESC    the same for a suite run in the background
 #                               (output to FILE), reported when waited for:
@@ -100,6 +105,27 @@ tap_lines() { # [-v] log
 		shift
 	fi
 	tr -d '\r' < "$1" | grep -E $v '^ *(KTAP version [0-9]|TAP version [0-9]|[0-9]+\.\.[0-9]+$|(not )?ok [0-9]+|#|Bail out!)'
+}
+
+tap_logfile() {
+	echo "${TAP_LOGDIR:?}/$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_').log"
+}
+
+tap_step() {
+	local name=$1 log t0=$SECONDS rc
+	shift
+	log=$(tap_logfile "$name")
+	tap_diag "$name ..."
+	"$@" > "$log" 2>&1 < /dev/null
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		ok "$name ($((SECONDS - t0)) s)"
+	else
+		not_ok "$name ($((SECONDS - t0)) s, exit $rc)"
+		echo "#   last lines of $log:"
+		tail -n 40 "$log" | sed 's/^/#   /'
+	fi
+	return "$rc"
 }
 
 tap_suite() {
