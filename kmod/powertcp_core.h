@@ -149,7 +149,8 @@ struct pt_params {
  * The line rate key shares a word with wnd_hi (at most PT_WND_MAX =
  * 2^42, 43 bits): 21 bits hold any line rate up to PT_LINE_RATE_MAX_MBPS
  * (< 2^19), and one above 2^21 - 1 never compares equal, so it would be
- * derived on every sample, still exactly.
+ * derived on every sample, still exactly. The delack flag, read per ACK,
+ * shares a word with mid_rtt_us, written once per H/4 at most.
  */
 struct pt_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
@@ -165,7 +166,8 @@ struct pt_flow {
 	u64 beta_wnd;		/* derived: β as a window, Q10 (< 2^50) */
 	u32 rtt_prev_us;	/* previous RTT sample, µs (0: none) */
 	u32 grad_rtt_us;	/* the reference samples' RTTs, µs */
-	u32 mid_rtt_us;
+	u32 mid_rtt_us : 31;	/* (< 2^25 after the clamp) */
+	u32 delack : 1;		/* the receiver delays ACKs: pt_note_delack() */
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
 	u32 gen;		/* parameter generation the derived values are of */
@@ -282,6 +284,7 @@ static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
 	f->ref_t_ns = now_ns;
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;
+	f->delack = 0;
 	tau = pt_tau_ns(p, f);
 	pt_derive(f, p, tau, mss, gen);
 	if (p->base_rtt_us)
@@ -462,7 +465,7 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * W * RTT/τ is in flight.
  *
  *   snd_cwnd = ceil(W * min(max(srtt, τ), PT_CWND_RTT_MAX * τ)/τ),
- *              at least PT_CWND_MIN = 1 packet
+ *              at least pt_cwnd_min(): 1 packet, 2 at a delaying receiver
  *   pacing   = PT_PACING_GAIN * W/τ, at most the line rate
  *
  * The window binds and sets the ACK clock; pacing only spreads each window
@@ -486,14 +489,28 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * retransmissions in the fault matrix's flows1000 case
  * (docs/RELIABILITY.md). The paper's window is W itself (a bound of 1).
  *
- * A floor of one packet exposes a flow to a receiver that delays ACKs:
- * with one segment out, the ACK waits for the delayed-ACK timer (40 ms),
- * the law takes that for the RTT, and the window stays at the floor. On a
- * path whose BDP is under one packet it collapses (docs/DESIGN.md, "The
- * one-packet floor and a receiver that delays ACKs"); the testbed's
- * receivers quickack.
+ * The floor is one packet (PT_CWND_MIN), so that flows whose windows are
+ * below a packet (11 flows on a 10-packet BDP) do not hold a standing
+ * queue of their floors. One packet exposes a flow to a receiver that
+ * delays ACKs: with one segment out, the ACK waits for the delayed-ACK
+ * timer (40 ms on Linux, more elsewhere), the law takes that for the RTT
+ * and shrinks the window, which stays at one segment: on a path whose BDP
+ * is under one packet the flow collapses, at 2% of the rate
+ * (docs/DESIGN.md, "The one-packet floor and a receiver that delays
+ * ACKs"). A receiver ACKs at once on a second full segment, so a flow
+ * that has seen its receiver delay (pt_note_delack()) keeps a floor of
+ * PT_CWND_MIN_DELACK = 2 packets for the rest of its life. The cost, a
+ * floor of 2 where every flow has sub-packet windows, is measured in
+ * docs/DESIGN.md; the testbed's receivers ACK every segment (quickack).
  */
 #define PT_CWND_MIN		1
+#define PT_CWND_MIN_DELACK	2
+/*
+ * A sample this far (µs) above the flow's minimum RTT, with one segment in
+ * flight, is taken for the receiver's delayed-ACK timer: half of Linux's
+ * shortest (TCP_DELACK_MIN, 40 ms), which others' exceed.
+ */
+#define PT_DELACK_US		20000
 #define PT_CWND_RTT_MAX		2
 #define PT_PACING_GAIN_NUM	5
 #define PT_PACING_GAIN_DEN	4
@@ -519,6 +536,27 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 			       PT_CWND_RTT_MAX << 10);
 	pkts = ((f->wnd * ratio >> 10) + PT_WND_ONE - 1) >> PT_WND_SHIFT;
 	return (u32)pt_clamp(pkts, min_pkts, 0xffffffffULL);
+}
+
+/*
+ * Note an RTT sample @rtt_us of an ACK sent with @prior_in_flight packets
+ * in flight: one segment alone whose sample is PT_DELACK_US over the
+ * minimum RTT was held by the receiver's delayed-ACK timer (or sat behind
+ * a queue that long, where a floor of two costs nothing). Sticky: once the
+ * floor is two the receiver no longer delays, and the evidence is gone.
+ */
+static inline void pt_note_delack(struct pt_flow *f, u64 rtt_us,
+				  u32 prior_in_flight)
+{
+	if (prior_in_flight <= 1 && f->min_rtt_us &&
+	    rtt_us >= (u64)f->min_rtt_us + PT_DELACK_US)
+		f->delack = 1;
+}
+
+/* The flow's snd_cwnd floor, in packets (see PT_CWND_MIN above). */
+static inline u32 pt_cwnd_min(const struct pt_flow *f)
+{
+	return f->delack ? PT_CWND_MIN_DELACK : PT_CWND_MIN;
 }
 
 /*

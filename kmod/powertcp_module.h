@@ -170,7 +170,8 @@ static __always_inline void powertcp_apply(struct sock *sk,
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
 	u32 cwnd = min(pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3,
-				    PT_CWND_MIN), tp->snd_cwnd_clamp);
+				    pt_cwnd_min(&ca->flow)),
+		       tp->snd_cwnd_clamp);
 	u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
 
 	/* Fast recovery conserves packets (pt_recovery_cwnd()). */
@@ -229,9 +230,11 @@ static void powertcp_cong_control(struct sock *sk,
 	 */
 	rtt_us = pt_rtt_usable(rs->rtt_us, rs->is_retrans, rs->delivered) ?
 		 rs->rtt_us : -1;
-	if (rtt_us > 0)
+	if (rtt_us > 0) {
+		pt_note_delack(&ca->flow, rtt_us, rs->prior_in_flight);
 		pt_on_rtt(&ca->flow, &p, gen, rtt_us, tp->tcp_clock_cache,
 			  max_t(u32, tp->mss_cache, 1));
+	}
 
 	/*
 	 * Once per RTT: all data sent at the last update is now acked (or

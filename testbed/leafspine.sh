@@ -34,8 +34,8 @@
 # Addresses: host H (1-based, global) on leaf L = (H-1)/HPL + 1 at index
 # I = (H-1)%HPL + 1 is 10.L.I.2/24, its leaf port 10.L.I.1; uplink of leaf
 # L: leaf 10.100.L.1, spine 10.100.L.2. Routes: hosts default via their
-# leaf (quickack: every host receives), leaves default via the spine,
-# spine 10.L.0.0/16 via leaf L. One spine: no ECMP, every path unique.
+# leaf (quickack unless --delayed-acks: every host receives), leaves
+# default via the spine, spine 10.L.0.0/16 via leaf L. One spine: no ECMP, every path unique.
 
 # "A && B || die" throughout: die if any of the steps fails, as meant.
 # shellcheck disable=SC2015
@@ -88,6 +88,7 @@ tb_leafspine() {
 	tb_prepare "$cc"
 	ip netns add "$TB_SPINE" || tb_die "cannot create network namespaces"
 	ip netns exec "$TB_SPINE" sysctl -qw net.ipv4.ip_forward=1
+	tb_rcv_route_opts
 	for l in $(seq 1 "$leaves"); do
 		leaf=$(ls_leaf_ns "$l")
 		ip netns add "$leaf" || tb_die "cannot create $leaf"
@@ -107,7 +108,8 @@ tb_leafspine() {
 			tb_link "$ns" eth0 "10.$l.$i.2" "$leaf" "to_h$h" \
 				"10.$l.$i.1" "$mtu" &&
 			ip -n "$ns" route add default via "10.$l.$i.1" \
-				quickack 1 || tb_die "cannot create host $h"
+				"${TB_RCV_ROUTE_OPTS[@]}" ||
+				tb_die "cannot create host $h"
 			ls_port "$leaf" "to_h$h" $((2 * p)) "$r_host" "$buf" "$k" \
 				"$mtu"
 		done

@@ -17,7 +17,8 @@
 # receiver's egress (the ACK path), so the data path's only queue is the
 # bottleneck.
 # The receiver ACKs every segment (route quickack), as the paper's hosts do:
-# Linux's 40 ms delayed-ACK timer would otherwise dwarf a 1 ms base RTT.
+# Linux's 40 ms delayed-ACK timer would otherwise dwarf a 1 ms base RTT
+# (--delayed-acks: it does not, tb_rcv_route_opts).
 #
 # Addresses: receiver 10.0.0.2, host i 10.0.i.2, switch 10.0.x.1.
 
@@ -114,7 +115,9 @@ tb_star() {
 	ip netns exec "$TB_SW" sysctl -qw net.ipv4.ip_forward=1
 	tb_link "$TB_RCV" eth0 "$TB_RCV_ADDR" "$TB_SW" "$TB_BOTTLENECK_DEV" \
 		10.0.0.1 "$mtu" || tb_die "cannot create the receiver link"
-	ip -n "$TB_RCV" route add default via 10.0.0.1 quickack 1 ||
+	tb_rcv_route_opts
+	ip -n "$TB_RCV" route add default via 10.0.0.1 \
+		"${TB_RCV_ROUTE_OPTS[@]}" ||
 		tb_die "cannot route the receiver"
 	for i in $(seq 1 "$n"); do
 		ns=$(tb_host "$i")

@@ -154,7 +154,8 @@ static __always_inline void pt_apply(struct sock *sk, struct powertcp_sock *ca,
 {
 	struct tcp_sock *tp = pt_tcp_sk(sk);
 	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
-	__u32 cwnd = pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3, PT_CWND_MIN);
+	__u32 cwnd = pt_cwnd_pkts(&ca->flow, p, tp->srtt_us >> 3,
+				  pt_cwnd_min(&ca->flow));
 	__u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
 
 	if (cwnd > tp->snd_cwnd_clamp)
@@ -235,9 +236,11 @@ void powertcp_cong_control(unsigned long long *ctx)
 	 */
 	rtt_us = pt_rtt_usable(rs->rtt_us, rs->is_retrans, rs->delivered) ?
 		 rs->rtt_us : -1;
-	if (rtt_us > 0)
+	if (rtt_us > 0) {
+		pt_note_delack(&ca->flow, rtt_us, rs->prior_in_flight);
 		pt_on_rtt(&ca->flow, &p, gen, rtt_us, tp->tcp_clock_cache,
 			  tp->mss_cache ? tp->mss_cache : 1);
+	}
 
 	/*
 	 * Once per RTT: all data sent at the last update is now acked (or

@@ -395,6 +395,49 @@ static void test_mapping(void)
 	      (unsigned long long)pt_sk_pacing_rate(&f, &p, MSS));
 }
 
+/*
+ * A receiver that delays ACKs: one segment in flight whose sample is
+ * PT_DELACK_US over the minimum RTT raises the flow's floor to two
+ * packets, for good; a sample just below it, one with two segments out,
+ * or one before any minimum RTT does not. A new flow starts at one.
+ */
+static void test_delack_floor(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+
+	pt_flow_init(&f, &p, 0, 10, MSS, 0);
+	f.wnd = PT_WND_ONE / 4;
+	pt_note_delack(&f, 50000, 1);
+	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN, "no minimum RTT yet: %u",
+	      pt_cwnd_min(&f));
+	f.min_rtt_us = 1000;
+	pt_note_delack(&f, 1000 + PT_DELACK_US - 1, 1);
+	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN, "just below: %u",
+	      pt_cwnd_min(&f));
+	pt_note_delack(&f, 41000, 2);
+	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN, "two in flight: %u",
+	      pt_cwnd_min(&f));
+	CHECK(pt_cwnd_pkts(&f, &p, 1000, pt_cwnd_min(&f)) == 1,
+	      "floor before: %u", pt_cwnd_pkts(&f, &p, 1000, pt_cwnd_min(&f)));
+	pt_note_delack(&f, 1000 + PT_DELACK_US, 1);
+	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN_DELACK, "delayed ACK seen: %u",
+	      pt_cwnd_min(&f));
+	pt_note_delack(&f, 1000, 1);
+	CHECK(pt_cwnd_pkts(&f, &p, 1000, pt_cwnd_min(&f)) == 2,
+	      "floor after, sticky: %u",
+	      pt_cwnd_pkts(&f, &p, 1000, pt_cwnd_min(&f)));
+	/* The flag shares a word with mid_rtt_us: neither disturbs the other. */
+	f.mid_rtt_us = (1U << 31) - 1;
+	CHECK(f.delack, "flag kept over a reference sample");
+	f.delack = 0;
+	CHECK(f.mid_rtt_us == (1U << 31) - 1, "reference kept: %u",
+	      f.mid_rtt_us);
+	f.delack = 1;
+	pt_flow_init(&f, &p, 0, 10, MSS, 0);
+	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN, "a new flow: %u", pt_cwnd_min(&f));
+}
+
 /* 128-bit references for the fixed-point helpers. */
 typedef unsigned __int128 u128;
 
@@ -740,6 +783,8 @@ static const struct {
 	{ "an RTT only the timestamp echo gives is not a sample",
 	  test_rtt_usable },
 	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },
+	{ "mapping: floor 2 once the receiver is seen delaying ACKs",
+	  test_delack_floor },
 	{ "mapping: automatic tau before the first sample", test_auto_tau_before_sample },
 	{ "extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
 	  test_extremes },

@@ -272,6 +272,37 @@ print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 100
 	return $rc
 }
 
+# A receiver that delays its ACKs (Linux's default; the testbed's quickack)
+# on a path whose BDP is under one packet: a 5 Mbit/s tbf and 1 ms of
+# delay, 0.6 packet. With one segment in flight the receiver holds its ACK
+# for the delayed-ACK timer (40 ms), and a flow whose window floor stays at
+# one packet takes that for its RTT and never climbs (89 kbit/s measured;
+# docs/DESIGN.md, "The one-packet floor and a receiver that delays ACKs").
+# The flow must reach 80% of the rate, as cubic does. The topology and the
+# line rate are put back after.
+delayed_ack_rate() { # module cc
+	local json bps rc=0 rate=5
+	[ "$SLOW" = 0 ] || rate=2
+	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate ${rate}mbit \
+		burst 15kb limit 300kb &&
+	tc -n "$NS_R" qdisc replace dev veth_r root netem delay 1ms &&
+	echo "$rate" > "/sys/module/$1/parameters/line_rate_mbps" || return 1
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5205 &&
+	sleep 0.5 &&
+	json=$(ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5205 -C "$2" \
+		-t 5 -O 1 -J) && bps=$(echo "$json" | python3 -c '
+import json, sys
+print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))') ||
+		rc=1
+	shape &&
+	echo "$RATE_MBIT" > "/sys/module/$1/parameters/line_rate_mbps" || rc=1
+	[ "$rc" = 0 ] || return 1
+	echo "# $2: iperf3 $((bps / 1000)) kbit/s through a $rate Mbit/s tbf," \
+		"1 ms delay, delayed ACKs"
+	[ "$bps" -ge $((rate * 1000000 * 80 / 100)) ] ||
+		{ echo "below 80% of $rate Mbit/s"; return 1; }
+}
+
 setsockopt_autoloads() { # module cc
 	[ "$(hold_conn "$2" 0)" = "$2" ] && loaded "$1"
 }
@@ -330,6 +361,9 @@ for cc in theta_powertcp powertcp_evo; do
 		skip "$cc: with 2% loss the law takes only µs RTT samples" \
 			"a slow kernel's RTTs exceed the 1 ms of the echo's"
 	fi
+
+	check "$cc: a receiver that delays ACKs, BDP under a packet: >= 80% of the rate" \
+		delayed_ack_rate "$mod" "$cc"
 
 	check "$cc: gamma=0 refused, value kept" refused_write "$mod" gamma 0
 	check "$cc: gamma=1025 refused, value kept" refused_write "$mod" gamma 1025

@@ -302,7 +302,7 @@ tb_load_bpf() {
 
 CC='' CC_SPEC='' OUT='' RTT_US='' TAU_US='' BUFFER_BYTES=4000000 MTU=1500
 SEED=1 ECN_K_BYTES=30000 SAMPLE=1 HEADROOM=1 KMOD_DIR='' TRACE=0 JITTER_US=
-TB_BPF=0
+TB_BPF=0 DELAYED_ACKS=0
 TB_NO_OPTS=''	# common options an experiment does not take
 
 # tb_usage_common: the help of the common options. Uses RATE_MBIT (the
@@ -338,6 +338,9 @@ USAGE
 USAGE
 	cat <<USAGE
   --no-headroom       skip the CPU headroom check
+  --delayed-acks      receivers delay their ACKs (Linux's default; 40 ms
+                      timer) instead of ACKing every segment (quickack,
+                      the paper's hosts and the default here)
   --trace             record the algorithm's tracepoints (events/NAME, e.g.
                       theta_powertcp's powertcp_step) to DIR/trace.txt
   --kmod-dir D        where tcp_theta_powertcp.ko etc. are
@@ -377,6 +380,7 @@ tb_parse_args() {
 			JITTER_US=$2; shift ;;
 		--no-sample) SAMPLE=0 ;;
 		--no-headroom) HEADROOM=0 ;;
+		--delayed-acks) DELAYED_ACKS=1 ;;
 		--trace) TRACE=1 ;;
 		--kmod-dir) tb_val "$1" "${2:-}"; KMOD_DIR=$2; shift ;;
 		--bpf) TB_BPF=1 ;;
@@ -385,6 +389,14 @@ tb_parse_args() {
 		esac
 		shift
 	done
+}
+
+# tb_rcv_route_opts: TB_RCV_ROUTE_OPTS, the options of a receiving host's
+# route: quickack 1 (ACK every segment) unless --delayed-acks.
+tb_rcv_route_opts() {
+	TB_RCV_ROUTE_OPTS=(quickack 1)
+	# shellcheck disable=SC2034 # for the topologies
+	[ "$DELAYED_ACKS" = 0 ] || TB_RCV_ROUTE_OPTS=()
 }
 
 # tb_jitter N: N seeded start offsets in [0, JITTER_US) us, one a line: the
@@ -523,6 +535,7 @@ tb_write_params() {
 		time_scale "$TIME_SCALE"
 	[[ $TB_NO_OPTS == *--no-sample* ]] || tb_param_bool sample "$SAMPLE"
 	tb_param_bool headroom_check "$HEADROOM"
+	tb_param_bool delayed_acks "$DELAYED_ACKS"
 	tb_param_bool trace "$TRACE"
 	all+=("${TB_PARAMS[@]}")
 	TB_PARAMS=()

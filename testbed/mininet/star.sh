@@ -96,8 +96,10 @@ tb_mn_star() {
 	done
 	# The receiver ACKs every segment (quickack on its default route), as
 	# in tb_star; the switch's own defaults are tb_star's too.
-	ip -n "$TB_RCV" route replace default via 10.0.0.1 quickack 1 ||
-		tb_die "cannot set quickack on the receiver's route"
+	tb_rcv_route_opts
+	ip -n "$TB_RCV" route replace default via 10.0.0.1 \
+		"${TB_RCV_ROUTE_OPTS[@]}" ||
+		tb_die "cannot set the receiver's route"
 	tb_ns_defaults "$TB_SW" "$cc"
 	tb_star_shape "$n"
 }

@@ -79,12 +79,12 @@ p = json.load(open(path))
 need = ["experiment", "algorithm", "algorithm_spec", "kernel", "module",
         "rate_mbit", "rtt_us", "tau_us", "buffer_bytes", "bdp_bytes", "mtu",
         "seed", "ecn_k_bytes", "qdisc", "time_scale", "headroom_check",
-        "trace"]
+        "trace", "delayed_acks"]
 errs = ["no %s" % k for k in need if k not in p]
 if p.get("experiment") != exp or p.get("algorithm") != alg:
     errs.append("experiment %s, algorithm %s" % (p.get("experiment"),
                                                   p.get("algorithm")))
-for k in ("headroom_check", "trace", "sample", "lone"):
+for k in ("headroom_check", "trace", "sample", "lone", "delayed_acks"):
     if k in p and not isinstance(p[k], bool):
         errs.append("%s is not a boolean" % k)
 m = p.get("module")

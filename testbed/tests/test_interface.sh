@@ -122,6 +122,17 @@ still() { # module param value
 	[ "$v" = "$3" ]
 }
 
+# rcv_route DELAYED_ACKS WANT: the receiver's route of a star built with
+# DELAYED_ACKS (--delayed-acks) has quickack (WANT 1) or not (WANT 0).
+rcv_route() {
+	bash -c '. "$1/testbed/topology.sh"; DELAYED_ACKS=$2
+		TB_RATE_MBIT=100 TB_RTT_US=1160 TB_BUFFER_BYTES=100000 tb_star 1
+		ip -n "$TB_RCV" route show default; rc=$?; tb_destroy; exit $rc' \
+		_ "$ROOT" "$1" > "$OUT/route-$1.txt" || return 1
+	cat "$OUT/route-$1.txt"
+	[ "$(grep -c 'quickack 1' "$OUT/route-$1.txt")" = "$2" ]
+}
+
 # kill_midway SIGNAL: start an incast of cubic, send SIGNAL to it once its
 # traffic runs, and check it exits at once and leaves nothing behind: no
 # tb_* namespace, no tcpflows.
@@ -264,6 +275,14 @@ if [ -x "$BPF_BIN" ]; then
 else
 	skip "the BPF build through --bpf" "no $BPF_BIN (make bpf)"
 fi
+check "the receiver ACKs every segment: its route has quickack" \
+	rcv_route 0 1
+check "--delayed-acks: the receiver's route has no quickack" rcv_route 1 0
+check "--delayed-acks: a short incast, recorded in params.json" sh -c \
+	"bash '$ROOT/testbed/incast.sh' --cc cubic --out '$OUT/delack' \
+		--senders 2 --pre-us 20000 --post-us 50000 --no-headroom \
+		--delayed-acks > '$OUT/delack.log' 2>&1 &&
+	 grep -q '\"delayed_acks\": true' '$OUT/delack/params.json'"
 check "SIGTERM midway: no namespace, no traffic left" kill_midway TERM
 check "SIGINT midway: no namespace, no traffic left" kill_midway INT
 
