@@ -64,6 +64,8 @@
 #else
 #ifndef __bpf__		/* BPF (kmod/bpf/): vmlinux.h, included first, has them */
 #include <linux/types.h>
+typedef __u8 u8;
+typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
 typedef __s64 s64;
@@ -87,6 +89,8 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define PT_LINE_RATE_MAX_MBPS	400000U
 #define PT_PPM			1000000U
 #define PT_PERMILLE		1000U
+#define PT_CWND_MIN		1	/* snd_cwnd floors: see the mapping */
+#define PT_CWND_MIN_DELACK	2
 
 /*
  * Law variants (pt_params.variant, a bit mask), for PowerTCP-evo's search.
@@ -149,8 +153,9 @@ struct pt_params {
  * The line rate key shares a word with wnd_hi (at most PT_WND_MAX =
  * 2^42, 43 bits): 21 bits hold any line rate up to PT_LINE_RATE_MAX_MBPS
  * (< 2^19), and one above 2^21 - 1 never compares equal, so it would be
- * derived on every sample, still exactly. The delack flag, read per ACK,
- * shares a word with mid_rtt_us, written once per H/4 at most.
+ * derived on every sample, still exactly. The MSS key is 16 bits, as
+ * TCP's MSS option; a larger MSS would never compare equal, in the same
+ * way.
  */
 struct pt_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
@@ -166,12 +171,13 @@ struct pt_flow {
 	u64 beta_wnd;		/* derived: β as a window, Q10 (< 2^50) */
 	u32 rtt_prev_us;	/* previous RTT sample, µs (0: none) */
 	u32 grad_rtt_us;	/* the reference samples' RTTs, µs */
-	u32 mid_rtt_us : 31;	/* (< 2^25 after the clamp) */
-	u32 delack : 1;		/* the receiver delays ACKs: pt_note_delack() */
+	u32 mid_rtt_us;
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
 	u32 gen;		/* parameter generation the derived values are of */
-	u32 mss;		/* and MSS (and line_mbps, above) */
+	u16 mss;		/* and MSS (and line_mbps, above) */
+	u8 cwnd_min;		/* snd_cwnd floor, packets: pt_note_delack() */
+	u8 pad;
 	u32 ref_seq;		/* the glue's: snd_nxt at the last reference
 				 * update (in here to fit icsk_ca_priv)
 				 */
@@ -252,7 +258,7 @@ static inline void pt_derive(struct pt_flow *f, const struct pt_params *p,
 	f->wnd_hi = pt_wnd_hi(p, tau_ns, mss);
 	f->beta_wnd = pt_rate_to_wnd(p, p->beta_ppm, tau_ns, mss);
 	f->gen = gen;
-	f->mss = mss;
+	f->mss = (u16)mss;	/* a larger one never compares equal */
 	f->line_mbps = p->line_rate_mbps;
 }
 
@@ -284,7 +290,8 @@ static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
 	f->ref_t_ns = now_ns;
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;
-	f->delack = 0;
+	f->cwnd_min = PT_CWND_MIN;
+	f->pad = 0;
 	tau = pt_tau_ns(p, f);
 	pt_derive(f, p, tau, mss, gen);
 	if (p->base_rtt_us)
@@ -503,8 +510,7 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * floor of 2 where every flow has sub-packet windows, is measured in
  * docs/DESIGN.md; the testbed's receivers ACK every segment (quickack).
  */
-#define PT_CWND_MIN		1
-#define PT_CWND_MIN_DELACK	2
+/* PT_CWND_MIN, PT_CWND_MIN_DELACK: at the top of this file. */
 /*
  * A sample this far (µs) above the flow's minimum RTT, with one segment in
  * flight, is taken for the receiver's delayed-ACK timer: half of Linux's
@@ -550,13 +556,13 @@ static inline void pt_note_delack(struct pt_flow *f, u64 rtt_us,
 {
 	if (prior_in_flight <= 1 && f->min_rtt_us &&
 	    rtt_us >= (u64)f->min_rtt_us + PT_DELACK_US)
-		f->delack = 1;
+		f->cwnd_min = PT_CWND_MIN_DELACK;
 }
 
 /* The flow's snd_cwnd floor, in packets (see PT_CWND_MIN above). */
 static inline u32 pt_cwnd_min(const struct pt_flow *f)
 {
-	return f->delack ? PT_CWND_MIN_DELACK : PT_CWND_MIN;
+	return f->cwnd_min;
 }
 
 /*

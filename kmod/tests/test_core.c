@@ -427,13 +427,14 @@ static void test_delack_floor(void)
 	CHECK(pt_cwnd_pkts(&f, &p, 1000, pt_cwnd_min(&f)) == 2,
 	      "floor after, sticky: %u",
 	      pt_cwnd_pkts(&f, &p, 1000, pt_cwnd_min(&f)));
-	/* The flag shares a word with mid_rtt_us: neither disturbs the other. */
-	f.mid_rtt_us = (1U << 31) - 1;
-	CHECK(f.delack, "flag kept over a reference sample");
-	f.delack = 0;
-	CHECK(f.mid_rtt_us == (1U << 31) - 1, "reference kept: %u",
-	      f.mid_rtt_us);
-	f.delack = 1;
+	/* The floor shares a word with the MSS key: a new MSS keeps it. */
+	pt_derive(&f, &p, pt_tau_ns(&p, &f), MSS + 1, 1);
+	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN_DELACK && f.mss == MSS + 1,
+	      "floor %u, MSS key %u", pt_cwnd_min(&f), f.mss);
+	/* An MSS of 16 bits or more is never current: derived every time. */
+	pt_derive(&f, &p, pt_tau_ns(&p, &f), 65536 + MSS, 1);
+	CHECK(!pt_derived_current(&f, &p, 1, 65536 + MSS),
+	      "MSS 2^16 + %u taken for current", MSS);
 	pt_flow_init(&f, &p, 0, 10, MSS, 0);
 	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN, "a new flow: %u", pt_cwnd_min(&f));
 }
