@@ -149,7 +149,7 @@ tb_star_shape() {
 	# serialization of one MTU is part of it; the rest is on the ACK path.
 	ser=$((mtu * 8 / rate))
 	[ "$rtt" -gt $((2 * ser)) ] ||
-		tb_die "base RTT ${rtt} us is shorter than two MTU times (${ser} us)"
+		tb_die "base RTT ${rtt} us is not longer than two MTU times (2 x ${ser} us)"
 	tc -n "$TB_RCV" qdisc add dev eth0 root netem delay "$((rtt - ser))us" \
 		limit 100000 || tb_die "cannot add netem (modprobe sch_netem)"
 
