@@ -510,8 +510,8 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * floor of 2 where every flow has sub-packet windows, is measured in
  * docs/DESIGN.md; the testbed's receivers ACK every segment (quickack).
  */
-/* PT_CWND_MIN, PT_CWND_MIN_DELACK: at the top of this file. */
 /*
+ * (PT_CWND_MIN and PT_CWND_MIN_DELACK are at the top of this file.)
  * A sample this far (µs) above the flow's minimum RTT, with one segment in
  * flight, is taken for the receiver's delayed-ACK timer: half of Linux's
  * shortest (TCP_DELACK_MIN, 40 ms), which others' exceed.
@@ -545,7 +545,7 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 }
 
 /*
- * Note an RTT sample @rtt_us of an ACK sent with @prior_in_flight packets
+ * Note an RTT sample @rtt_us of an ACK that found @prior_in_flight packets
  * in flight: one segment alone whose sample is PT_DELACK_US over the
  * minimum RTT was held by the receiver's delayed-ACK timer (or sat behind
  * a queue that long, where a floor of two costs nothing). Sticky: once the

@@ -35,7 +35,8 @@
 # I = (H-1)%HPL + 1 is 10.L.I.2/24, its leaf port 10.L.I.1; uplink of leaf
 # L: leaf 10.100.L.1, spine 10.100.L.2. Routes: hosts default via their
 # leaf (quickack unless --delayed-acks: every host receives), leaves
-# default via the spine, spine 10.L.0.0/16 via leaf L. One spine: no ECMP, every path unique.
+# default via the spine, spine 10.L.0.0/16 via leaf L. One spine: no ECMP,
+# every path unique.
 
 # "A && B || die" throughout: die if any of the steps fails, as meant.
 # shellcheck disable=SC2015

@@ -360,7 +360,7 @@ for cc in theta_powertcp powertcp_evo; do
 			"a slow kernel's RTTs exceed the 1 ms of the echo's"
 	fi
 
-	check "$cc: a receiver that delays ACKs, BDP under a packet: >= 80% of the rate" \
+	check "$cc: delayed ACKs, BDP under a packet: >= 80% of the rate" \
 		delayed_ack_rate "$mod" "$cc"
 
 	check "$cc: gamma=0 refused, value kept" refused_write "$mod" gamma 0
