@@ -110,12 +110,19 @@ static inline u64 div64_u64(u64 a, u64 b)
  *	incast that starts at line rate queues 10 BDP, so RTT = 11τ), and the
  *	law could cut the window only once per such RTT: the queue drains in
  *	tens of base RTTs. At the operating point RTT ≈ τ and nothing changes.
+ * PT_VAR_DRAIN_REF: the reference window advances every τ only while
+ *	Γ_smooth >= PT_DRAIN_POWER (2: a BDP or more of queue above the
+ *	target), once per RTT otherwise. The fast reference's drain without
+ *	its cost near the operating point, where it compounds a cut twice in
+ *	an RTT of 2τ: there the law is θ's exactly (docs/EVOLUTION.md).
  */
 #define PT_VAR_GRAD_BASELINE	BIT(0)
 #define PT_VAR_QDELAY		BIT(1)
 #define PT_VAR_FAST_REF		BIT(2)
+#define PT_VAR_DRAIN_REF	BIT(3)
 #define PT_VAR_ALL		(PT_VAR_GRAD_BASELINE | PT_VAR_QDELAY | \
-				 PT_VAR_FAST_REF)
+				 PT_VAR_FAST_REF | PT_VAR_DRAIN_REF)
+#define PT_DRAIN_POWER		(2 * PT_POWER_ONE)
 
 /* Tunables, shared by every flow of one algorithm. */
 struct pt_params {
@@ -457,12 +464,17 @@ static inline void pt_update_reference(struct pt_flow *f)
 	f->ref_t_ns = f->t_prev_ns;
 }
 
-/* PT_VAR_FAST_REF: a τ has passed since the last reference update. */
+/*
+ * PT_VAR_FAST_REF, and PT_VAR_DRAIN_REF under a power of PT_DRAIN_POWER or
+ * more: a τ has passed since the last reference update.
+ */
 static inline int pt_reference_due(const struct pt_flow *f,
 				   const struct pt_params *p)
 {
-	return (p->variant & PT_VAR_FAST_REF) &&
-	       f->t_prev_ns - f->ref_t_ns >= pt_tau_ns(p, f) &&
+	if (!(p->variant & PT_VAR_FAST_REF) &&
+	    !((p->variant & PT_VAR_DRAIN_REF) && f->power >= PT_DRAIN_POWER))
+		return 0;
+	return f->t_prev_ns - f->ref_t_ns >= pt_tau_ns(p, f) &&
 	       f->t_prev_ns > f->ref_t_ns;
 }
 

@@ -171,12 +171,18 @@ static inline void ref_update_reference(struct ref_flow *f)
 	f->ref_t_ns = f->t_prev_ns;
 }
 
-/* PT_VAR_FAST_REF: a τ has passed since the last reference update. */
+/*
+ * PT_VAR_FAST_REF, and PT_VAR_DRAIN_REF while Γ_smooth >= 2: a τ has passed
+ * since the last reference update.
+ */
 static inline int ref_reference_due(const struct ref_flow *f,
 				   const struct pt_params *p)
 {
-	return (p->variant & PT_VAR_FAST_REF) &&
-	       f->t_prev_ns - f->ref_t_ns >= ref_tau_ns(p, f) &&
+	int fast = (p->variant & PT_VAR_FAST_REF) ||
+		   ((p->variant & PT_VAR_DRAIN_REF) &&
+		    f->power >= 2 * PT_POWER_ONE);
+
+	return fast && f->t_prev_ns - f->ref_t_ns >= ref_tau_ns(p, f) &&
 	       f->t_prev_ns > f->ref_t_ns;
 }
 

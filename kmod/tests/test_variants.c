@@ -170,6 +170,40 @@ static void test_fast_ref_due(void)
 	      due4);
 }
 
+/*
+ * PT_VAR_DRAIN_REF: due every τ under a queue of 4 BDP (RTT 5τ, Γ about
+ * 4.8), as the fast reference; never under one of half a BDP (RTT 1.5τ,
+ * Γ about 1.4), where only the once-per-RTT update of θ applies.
+ */
+static int count_due(const struct pt_params *p, u64 rtt_us)
+{
+	struct pt_flow f;
+	u64 t = 100 * US;
+	int i, due = 0;
+
+	pt_flow_init(&f, p, 0, 10, MSS, t);
+	for (i = 0; i < 1000; i++) {	/* 100 us apart: 100 ms, 100 τ */
+		t += 100 * US;
+		pt_on_rtt(&f, p, 0, rtt_us, t, MSS);
+		if (pt_reference_due(&f, p)) {
+			due++;
+			pt_update_reference(&f);
+		}
+	}
+	return due;
+}
+
+static void test_drain_ref_due(void)
+{
+	struct pt_params p8 = params(PT_VAR_DRAIN_REF);
+	int high = count_due(&p8, 5000), low = count_due(&p8, 1500);
+
+	/* The first samples pull Γ_smooth from 1 up to 2 first. */
+	CHECK(high >= 80 && high <= 100, "drain ref at RTT 5 tau: %d", high);
+	CHECK(low == 0, "drain ref at RTT 1.5 tau: %d", low);
+	CHECK(count_due(&p8, 900) == 0, "drain ref on an empty path");
+}
+
 /* Every variant keeps the invariants on random inputs at the extremes. */
 static void test_variants_bounded(void)
 {
@@ -201,12 +235,13 @@ static void test_variants_bounded(void)
 
 int main(void)
 {
-	tap_plan(6);
+	tap_plan(7);
 	RUN(test_variant0_is_theta);
 	RUN(test_grad_baseline_damps_steps);
 	RUN(test_grad_baseline_age);
 	RUN(test_qdelay_ignores_tau_error);
 	RUN(test_fast_ref_due);
+	RUN(test_drain_ref_due);
 	RUN(test_variants_bounded);
 	return tap_done();
 }
