@@ -82,9 +82,17 @@ tb_prepare() {
 }
 
 # tb_ns_defaults NS CC: loopback up, CC the default, ECN on, no cached
-# metrics carried from one flow to the next.
+# metrics carried from one flow to the next, no IPv6. IPv6's autoconf
+# sends router solicitations and MLD reports after random delays (the
+# kernel's random numbers, new at every boot) for seconds after a link
+# comes up, some through the bottleneck: packets at a different time in
+# every run of the same seed (docs/DESIGN.md, Seeds).
 tb_ns_defaults() {
 	ip -n "$1" link set lo up
+	[ ! -d /proc/sys/net/ipv6 ] ||
+		ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1 ||
+		tb_die "cannot disable IPv6 in $1"
 	ip netns exec "$1" sysctl -qw net.ipv4.tcp_congestion_control="$2" ||
 		tb_die "congestion control $2 not available"
 	ip netns exec "$1" sysctl -qw net.ipv4.tcp_ecn=1

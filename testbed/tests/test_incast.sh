@@ -73,6 +73,27 @@ sys.exit("; ".join(errs) if errs else 0)
 PY
 }
 
+# The star left idle for 2 s sends nothing through its bottleneck: no
+# IPv6 autoconf (router solicitations, MLD reports at random times).
+idle_bottleneck_silent() {
+	(
+		# shellcheck source=testbed/topology.sh
+		. "$ROOT/testbed/topology.sh"
+		TB_RATE_MBIT=100 TB_RTT_US=1160 TB_BUFFER_BYTES=4000000 \
+			TB_CC=cubic tb_star 2 || exit 1
+		sleep 2
+		pkts=$(tc -s -n "$TB_SW" qdisc show dev "$TB_BOTTLENECK_DEV" |
+			sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' |
+			head -n1)
+		tb_destroy
+		echo "$pkts packets"
+		[ "$pkts" = 0 ]
+	)
+}
+
+check "the idle star sends nothing through the bottleneck" \
+	idle_bottleneck_silent
+
 # Each run in OUT/ALG/seed-1, as testbed/run.sh lays them out (seed 1,
 # the default).
 rm -rf "$OUT"
