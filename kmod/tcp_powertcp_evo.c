@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PowerTCP-evo: θ-PowerTCP's law and parameters with power measured
- * against 1.01 τ instead of 1.05 τ (target_permille 1010): the best of the
- * fourth search, whose space holds the law variants of powertcp_core.h
- * (PT_VAR_*, selectable with the variant parameter) and whose objective has
- * flows arriving beside the incast (make evolve; trial 2 of the study in
+ * PowerTCP-evo: θ-PowerTCP's law with the RTT gradient taken against a
+ * sample H/4 to H/2 old (PT_VAR_GRAD_BASELINE, powertcp_core.h) and θ's
+ * parameters: the best of the search whose objective has flows arriving
+ * beside the incast (make evolve; trial 3 of the study in
  * docs/EVOLUTION.md). It starts at line rate like θ: the search held the
  * initial rate fixed (short flows). The defaults are in powertcp_params.h.
  */
