@@ -471,10 +471,11 @@ static inline void pt_update_reference(struct pt_flow *f)
 static inline int pt_reference_due(const struct pt_flow *f,
 				   const struct pt_params *p)
 {
-	if (!(p->variant & PT_VAR_FAST_REF) &&
-	    !((p->variant & PT_VAR_DRAIN_REF) && f->power >= PT_DRAIN_POWER))
-		return 0;
-	return f->t_prev_ns - f->ref_t_ns >= pt_tau_ns(p, f) &&
+	int fast = (p->variant & PT_VAR_FAST_REF) ||
+		   ((p->variant & PT_VAR_DRAIN_REF) &&
+		    f->power >= PT_DRAIN_POWER);
+
+	return fast && f->t_prev_ns - f->ref_t_ns >= pt_tau_ns(p, f) &&
 	       f->t_prev_ns > f->ref_t_ns;
 }
 

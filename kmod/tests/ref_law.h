@@ -172,15 +172,15 @@ static inline void ref_update_reference(struct ref_flow *f)
 }
 
 /*
- * PT_VAR_FAST_REF, and PT_VAR_DRAIN_REF while Γ_smooth >= 2: a τ has passed
- * since the last reference update.
+ * PT_VAR_FAST_REF, and PT_VAR_DRAIN_REF while Γ_smooth >= PT_DRAIN_POWER: a
+ * τ has passed since the last reference update.
  */
 static inline int ref_reference_due(const struct ref_flow *f,
 				   const struct pt_params *p)
 {
 	int fast = (p->variant & PT_VAR_FAST_REF) ||
 		   ((p->variant & PT_VAR_DRAIN_REF) &&
-		    f->power >= 2 * PT_POWER_ONE);
+		    f->power >= PT_DRAIN_POWER);
 
 	return fast && f->t_prev_ns - f->ref_t_ns >= ref_tau_ns(p, f) &&
 	       f->t_prev_ns > f->ref_t_ns;

@@ -146,25 +146,36 @@ static void test_qdelay_ignores_tau_error(void)
 	      "qdelay: power %.3f", (double)f2.power / PT_POWER_ONE);
 }
 
+/*
+ * The reference updates pt_reference_due() asks for over 100 τ of samples
+ * of a constant RTT @rtt_us (τ = 1 ms, samples 100 us apart), each one
+ * taken: right after an update none is due.
+ */
+static int count_due(const struct pt_params *p, u64 rtt_us)
+{
+	struct pt_flow f;
+	u64 t = 100 * US;
+	int i, due = 0;
+
+	pt_flow_init(&f, p, 0, 10, MSS, t);
+	for (i = 0; i < 1000; i++) {
+		t += 100 * US;
+		pt_on_rtt(&f, p, 0, rtt_us, t, MSS);
+		if (pt_reference_due(&f, p)) {
+			due++;
+			pt_update_reference(&f);
+			CHECK(!pt_reference_due(&f, p), "due right after");
+		}
+	}
+	return due;
+}
+
 /* PT_VAR_FAST_REF: the reference is due every τ of samples, never in θ. */
 static void test_fast_ref_due(void)
 {
 	struct pt_params p0 = params(0), p4 = params(PT_VAR_FAST_REF);
-	struct pt_flow f;
-	u64 t = 100 * US;
-	int i, due0 = 0, due4 = 0;
+	int due0 = count_due(&p0, 5000), due4 = count_due(&p4, 5000);
 
-	pt_flow_init(&f, &p4, 0, 10, MSS, t);
-	for (i = 0; i < 1000; i++) {	/* 100 us apart: 100 ms, 100 τ */
-		t += 100 * US;
-		pt_on_rtt(&f, &p4, 0, 5000, t, MSS);	/* RTT = 5 τ */
-		due0 += pt_reference_due(&f, &p0);
-		if (pt_reference_due(&f, &p4)) {
-			due4++;
-			pt_update_reference(&f);
-			CHECK(!pt_reference_due(&f, &p4), "due right after");
-		}
-	}
 	CHECK(due0 == 0, "theta: %d due", due0);
 	CHECK(due4 >= 90 && due4 <= 100, "fast ref: %d updates in 100 tau",
 	      due4);
@@ -175,24 +186,6 @@ static void test_fast_ref_due(void)
  * 4.8), as the fast reference; never under one of half a BDP (RTT 1.5τ,
  * Γ about 1.4), where only the once-per-RTT update of θ applies.
  */
-static int count_due(const struct pt_params *p, u64 rtt_us)
-{
-	struct pt_flow f;
-	u64 t = 100 * US;
-	int i, due = 0;
-
-	pt_flow_init(&f, p, 0, 10, MSS, t);
-	for (i = 0; i < 1000; i++) {	/* 100 us apart: 100 ms, 100 τ */
-		t += 100 * US;
-		pt_on_rtt(&f, p, 0, rtt_us, t, MSS);
-		if (pt_reference_due(&f, p)) {
-			due++;
-			pt_update_reference(&f);
-		}
-	}
-	return due;
-}
-
 static void test_drain_ref_due(void)
 {
 	struct pt_params p8 = params(PT_VAR_DRAIN_REF);
