@@ -10,9 +10,11 @@
 #   lintian), and boots each kernel under QEMU to run the kernel tests and
 #   line_rate_auto's (two NICs), the tools' namespace test and every
 #   testbed/tests/test_*.sh (the short experiment pipelines) inside it; the
-#   fault matrix's smoke cases (testbed/tests/test_faults.sh) on the first
-#   kernel only. The package installed in a guest, DKMS building under TCG
-#   (about 1000 s a kernel), is not part of it: make check-dkms.
+#   fault matrix's smoke cases (testbed/tests/test_faults.sh) on the last
+#   kernel only. The kernels' guests run side by side, one guest a kernel
+#   at a time (--lane I, internal: kernel I's guest suites alone). The
+#   package installed in a guest, DKMS building under TCG (about 1000 s a
+#   kernel), is not part of it: make check-dkms.
 #
 #   scripts/check.sh                      Debian's 6.1 and 6.12
 #   scripts/check.sh --kernel 6.12        one of them
@@ -29,17 +31,19 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
-KERNELS=() KDIR='' MODULES='' FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+KERNELS=() KDIR='' MODULES='' LANE='' FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 LOGDIR=$ROOT/build/check
 TAP_LOGDIR=$LOGDIR	# tap_step's and tap_logfile's
 START=$(date +%s)
+ARGS=("$@")
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNELS+=("${2:?--kernel needs a value}"); shift ;;
 	--kdir) KDIR=${2:?--kdir needs a value}; shift ;;
 	--modules) MODULES=${2:?--modules needs a value}; shift ;;
-	-h|--help) sed -n '4,27p' "$0"; exit 0 ;;
+	--lane) LANE=${2:?--lane needs a value}; shift ;;	# ours, below
+	-h|--help) sed -n '4,29p' "$0"; exit 0 ;;
 	*) echo "check: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -70,7 +74,8 @@ kdir_release() {
 		"$1/include/generated/utsrelease.h" 2>/dev/null
 }
 
-tap_step "setup: packages, kernels, headers" bash scripts/setup.sh ||
+[ -n "$LANE" ] ||
+	tap_step "setup: packages, kernels, headers" bash scripts/setup.sh ||
 	tap_bail "setup failed"
 # shellcheck disable=SC1091
 . build/kernels.env
@@ -88,32 +93,9 @@ for k in "${KERNELS[@]}"; do
 	VM_KERNELS+=("$k") RELEASES+=("$rel") KDIRS+=("$kd")
 done
 
-for i in "${!RELEASES[@]}"; do
-	tap_step "build against ${RELEASES[$i]}: no warnings, sparse clean" \
-		scripts/build-kmod.sh "${KDIRS[$i]}" "build/kmod-${RELEASES[$i]}" C=1
-done
-tap_step "checkpatch --strict: kmod/" checkpatch
-# make check-debug's kernel, configured only (its build: 25 minutes).
-tap_step "debug kernel config: every line of scripts/debug-kernel.config holds" \
-	scripts/build-debug-kernel.sh --config-only
-suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
-	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
-# Host paths given to guest runs (vm-run --share, run.sh --out); one guest.
-suite "vm-run --share and run.sh paths (host)" bash scripts/tests/test_vm_share.sh
-# The BPF struct_ops build, natively: this host's kernel may have BPF but
-# no modules (CI's has), and the tests unload all they load.
-if tap_step "BPF build (make bpf): CO-RE objects and the loader" make bpf; then
-	suite "BPF build natively on $(uname -r)" \
-		bash kmod/bpf/tests/test_bpf.sh userspace-tools/bin/powertcp-bpf
-	HAVE_BPF=1
-fi
-
-# The Debian package (installed in a guest by make check-dkms).
-tap_step "make deb: powertcp-dkms package built by dh-dkms, lintian clean" \
-	bash scripts/build-deb.sh
-
-for i in "${!RELEASES[@]}"; do
-	k=${VM_KERNELS[$i]} rel=${RELEASES[$i]}
+# kernel_suites I: every guest suite of kernel I, one guest after another.
+kernel_suites() {
+	local i=$1 k=${VM_KERNELS[$1]} rel=${RELEASES[$1]} vm t exp
 	# -icount: guest time follows instructions, so the timing checks
 	# hold however loaded the host is.
 	vm=(scripts/vm-run.sh --kernel "$k" --icount)
@@ -130,9 +112,10 @@ for i in "${!RELEASES[@]}"; do
 			userspace-tools/bin/powertcp-bpf "build/kmod-$rel/kmod"
 	suite "testbed tools in a booted $rel" \
 		"${vm[@]}" -- bash userspace-tools/tests/test_tools.sh
-	# The fault matrix's smoke cases, on the first kernel only (the
-	# whole matrix on both: make faults, docs/RELIABILITY.md).
-	[ "$i" != 0 ] || suite "fault matrix smoke in a booted $rel" \
+	# The fault matrix's smoke cases, on the last kernel only, which
+	# has fewer suites than the first (the whole matrix on both: make
+	# faults, docs/RELIABILITY.md).
+	[ "$i" != $((${#RELEASES[@]} - 1)) ] || suite "fault matrix smoke in a booted $rel" \
 		"${vm[@]}" -- bash testbed/tests/test_faults.sh "build/kmod-$rel/kmod"
 	# The per-ACK benchmark measures what it says (make bench-ack has
 	# the figures, both kernels).
@@ -159,6 +142,54 @@ for i in "${!RELEASES[@]}"; do
 		suite "${exp#test_} pipeline in a booted $rel" \
 			"${vm[@]}" -- bash "$t" "build/kmod-$rel/kmod"
 	done
+}
+
+if [ -n "$LANE" ]; then
+	kernel_suites "$LANE"
+	tap_done
+	exit
+fi
+
+for i in "${!RELEASES[@]}"; do
+	tap_step "build against ${RELEASES[$i]}: no warnings, sparse clean" \
+		scripts/build-kmod.sh "${KDIRS[$i]}" "build/kmod-${RELEASES[$i]}" C=1
+done
+tap_step "checkpatch --strict: kmod/" checkpatch
+# make check-debug's kernel, configured only (its build: 25 minutes).
+tap_step "debug kernel config: every line of scripts/debug-kernel.config holds" \
+	scripts/build-debug-kernel.sh --config-only
+suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
+	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
+# Host paths given to guest runs (vm-run --share, run.sh --out); one guest.
+suite "vm-run --share and run.sh paths (host)" bash scripts/tests/test_vm_share.sh
+# The BPF struct_ops build, natively: this host's kernel may have BPF but
+# no modules (CI's has), and the tests unload all they load.
+if tap_step "BPF build (make bpf): CO-RE objects and the loader" make bpf; then
+	suite "BPF build natively on $(uname -r)" \
+		bash kmod/bpf/tests/test_bpf.sh userspace-tools/bin/powertcp-bpf
+	export HAVE_BPF=1	# and the --lane runs'
+fi
+
+# The Debian package (installed in a guest by make check-dkms).
+tap_step "make deb: powertcp-dkms package built by dh-dkms, lintian clean" \
+	bash scripts/build-deb.sh
+
+# The kernels' guests run side by side, a lane each: an -icount guest is
+# one host thread, and the machine has two cores. The first kernel's
+# suites run here, shown as they end; every other kernel's in the
+# background (check.sh --lane I), shown as one subtest when it ends.
+lanes=()
+for i in "${!RELEASES[@]}"; do
+	[ "$i" != 0 ] || continue
+	lanes+=("$(tap_logfile "kernel lane ${RELEASES[$i]}")")
+	tap_diag "the ${RELEASES[$i]} guests run alongside: ${lanes[-1]#"$ROOT"/}"
+	tap_suite_bg "${lanes[-1]}" \
+		bash "$0" "${ARGS[@]}" --lane "$i"
+done
+kernel_suites 0
+for i in "${!lanes[@]}"; do
+	tap_suite_wait "${lanes[$i]}" \
+		"every guest suite of ${RELEASES[$((i + 1))]} (alongside)"
 done
 
 tap_diag "check took $(($(date +%s) - START)) s"

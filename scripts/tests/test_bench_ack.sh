@@ -15,7 +15,8 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KMOD_DIR=${1:?usage: test_bench_ack.sh KMOD_DIR}
-OUT=$ROOT/build/test-bench-ack
+# A kernel's own: make check runs two kernels' guests at once.
+OUT=$ROOT/build/test-bench-ack/$(uname -r)
 ALGS=(theta_powertcp bbr cubic)
 
 # shellcheck source=scripts/tap.sh

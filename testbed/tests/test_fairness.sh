@@ -11,7 +11,8 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KMOD_DIR=${1:?usage: test_fairness.sh KMOD_DIR}
-OUT=$ROOT/build/test-fairness
+# A kernel's own: make check runs two kernels' guests at once.
+OUT=$ROOT/build/test-fairness/$(uname -r)
 ANALYZE=$ROOT/userspace-tools/bin/fairness-analyze
 PHASE_RTTS=60
 

@@ -16,7 +16,8 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KMOD_DIR=${1:?usage: test_faults.sh KMOD_DIR}
-OUT=$ROOT/build/test-faults
+# A kernel's own: make check runs two kernels' guests at once.
+OUT=$ROOT/build/test-faults/$(uname -r)
 ALGS=${ALGS:-theta_powertcp}
 CASES=${CASES:-smoke}
 

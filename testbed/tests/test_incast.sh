@@ -10,7 +10,8 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KMOD_DIR=${1:?usage: test_incast.sh KMOD_DIR}
-OUT=$ROOT/build/test-incast
+# A kernel's own: make check runs two kernels' guests at once.
+OUT=$ROOT/build/test-incast/$(uname -r)
 PRE=100000
 POST=200000
 

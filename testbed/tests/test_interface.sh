@@ -12,7 +12,8 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KMOD_DIR=${1:?usage: test_interface.sh KMOD_DIR}
-OUT=$ROOT/build/test-interface
+# A kernel's own: make check runs two kernels' guests at once.
+OUT=$ROOT/build/test-interface/$(uname -r)
 KDIR=/lib/modules/$(uname -r)/build
 BYO=$(mktemp -d /tmp/byo.XXXXXX)
 KO=$BYO/tcp_byo_reno.ko

@@ -9,9 +9,10 @@
 # custom-topology file must work from mn (pingall; routers, no switch, no
 # controller, no Open vSwitch).
 #
-# The netns runs are test_incast.sh's (build/test-incast/, which make check
-# runs just before this in the same kernel) when they are of this kernel,
-# these windows, seed 1 and this module build; else they are run here.
+# The netns runs are test_incast.sh's (build/test-incast/KERNEL/, which
+# make check runs just before this in the same kernel) when they are of
+# this kernel, these windows, seed 1 and this module build; else they are
+# run here.
 #
 #   testbed/tests/test_mininet.sh KMOD_DIR          (make mininet)
 #   testbed/tests/test_mininet.sh --smoke KMOD_DIR  (make check)
@@ -26,7 +27,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SMOKE=0
 [ "${1:-}" != --smoke ] || { SMOKE=1; shift; }
 KMOD_DIR=${1:?usage: test_mininet.sh [--smoke] KMOD_DIR}
-OUT=$ROOT/build/test-mininet
+# A kernel's own: make check runs two kernels' guests at once.
+OUT=$ROOT/build/test-mininet/$(uname -r)
 PRE=100000
 POST=200000
 
@@ -111,8 +113,8 @@ fi
 for cc in theta_powertcp cubic; do
 	d=$OUT/netns/$cc/seed-1
 	mkdir -p "$(dirname "$d")"
-	if reusable "$ROOT/build/test-incast/$cc/seed-1" "$cc"; then
-		cp -r "$ROOT/build/test-incast/$cc/seed-1" "$d"
+	if reusable "$ROOT/build/test-incast/$(uname -r)/$cc/seed-1" "$cc"; then
+		cp -r "$ROOT/build/test-incast/$(uname -r)/$cc/seed-1" "$d"
 		rm -f "$d/summary.json"
 		ok "$cc: the netns run is test_incast.sh's (same kernel, windows, seed, module)"
 	else

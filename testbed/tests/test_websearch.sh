@@ -16,7 +16,8 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KMOD_DIR=${1:?usage: test_websearch.sh KMOD_DIR}
-OUT=$ROOT/build/test-websearch
+# A kernel's own: make check runs two kernels' guests at once.
+OUT=$ROOT/build/test-websearch/$(uname -r)
 FLOWS=${FLOWS:-60}
 LOAD=${LOAD:-50}
 LATE_US=5000
