@@ -34,6 +34,9 @@
 #                        resumes; TRIALS=N more trials, default 40)
 #   make evolve-rankcheck  short windows vs full-length runs on a sample
 #   make evolve-heldout  fairness (3 seeds) and a 20:1 incast, theta vs evo
+#   make idle-probe      one flow on an idle 50 Mbit/s path, automatic tau:
+#                        what evo moves at each IDLE_SETS parameter set
+#                        against theta, 6.1 and 6.12 guests side by side
 #   make evolve-websearch  web search, theta vs evo, 2000 flows (about 1080
 #                        under 100 KB) at 50% and 80% load: p99.9 of the
 #                        short flows is a real percentile (about 47 min on
@@ -173,6 +176,21 @@ mininet: tools
 	scripts/vm-run.sh --kernel 6.1 --icount --timeout 3600 -- \
 		bash testbed/tests/test_mininet.sh "build/kmod-$$KVER_61/kmod"
 
+# kmod/tests/idle_probe.sh in both kernels, one guest each, side by side:
+# the floor of the search's target (docs/EVOLUTION.md).
+IDLE_SETS ?= $(foreach t,1010 1020 1030 1040,variant=0,target_permille=$(t))
+idle-probe:
+	@[ -f build/kernels.env ] || bash scripts/setup.sh
+	. build/kernels.env && for r in $$KVER_61 $$KVER_612; do \
+		scripts/build-kmod.sh "/usr/src/linux-headers-$$r" \
+			"build/kmod-$$r" > /dev/null || exit 1; done && \
+	for k in 6.1:$$KVER_61 6.12:$$KVER_612; do \
+		scripts/vm-run.sh --kernel $${k%%:*} --icount -- \
+			bash kmod/tests/idle_probe.sh "build/kmod-$${k#*:}/kmod" \
+			--reps 2 $(IDLE_SETS) > "build/idle-probe-$${k%%:*}.log" & \
+	done; wait; for f in build/idle-probe-6.1.log build/idle-probe-6.12.log; do \
+		grep '^idle-probe' "$$f" || { tail -n 5 "$$f"; exit 1; }; done
+
 RUNS ?= 100000000
 fuzz-long:
 	bash scripts/fuzz-long.sh $(RUNS)
@@ -208,4 +226,4 @@ evolve-websearch:
 .PHONY: faults fuzz-long mininet
 .PHONY: all modules install dkms-install dkms-uninstall deb clean distclean \
 	tools unit quick check check-dkms check-debug incast fairness websearch reproduce \
-	evolve evolve-rankcheck evolve-heldout evolve-websearch bench-ack
+	evolve evolve-rankcheck evolve-heldout evolve-websearch idle-probe bench-ack

@@ -28,6 +28,8 @@ NS_R=ptk_rcv
 
 # shellcheck source=scripts/tap.sh
 . "$(dirname "$0")/../../scripts/tap.sh"
+# shellcheck source=kmod/tests/path.sh
+. "$(dirname "$0")/path.sh"	# setup_modules, shape, topology, iperf_json
 
 loaded() { grep -q "^$1 " /proc/modules; }
 not_loaded() { ! loaded "$1"; }
@@ -39,25 +41,6 @@ unload() {
 	ip netns del "$NS_R" 2>/dev/null
 	modprobe -r "$1" 2>/dev/null
 	not_loaded "$1"
-}
-
-# The topology's path: the sender's egress rate-limited with tbf, the
-# receiver's delayed by DELAY_MS; set, or put back after a check changed it.
-shape() {
-	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate ${RATE_MBIT}mbit \
-		burst 15kb limit 300kb &&
-	tc -n "$NS_R" qdisc replace dev veth_r root netem delay ${DELAY_MS}ms
-}
-
-# A sender and a receiver namespace joined by a veth pair, shaped.
-topology() {
-	ip netns add "$NS_S" && ip netns add "$NS_R" &&
-	ip link add veth_s netns "$NS_S" type veth peer name veth_r netns "$NS_R" &&
-	ip -n "$NS_S" addr add 10.77.0.1/24 dev veth_s &&
-	ip -n "$NS_R" addr add 10.77.0.2/24 dev veth_r &&
-	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
-	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
-	shape
 }
 
 # Open a connection with congestion control $1 (setsockopt) and hold it
@@ -96,15 +79,9 @@ refused_write() { # module param value
 
 iperf_rate_ok() { # cc
 	local json bps
-	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5201 \
-		--logfile /tmp/iperf3-srv.log || return 1
-	sleep 0.5
-	json=$(ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5201 -C "$1" \
-		-t 6 -O 2 -J) || { echo "$json" | tail -n 5; return 1; }
-	bps=$(echo "$json" | python3 -c '
-import json, sys
-r = json.load(sys.stdin)
-print(int(r["end"]["sum_received"]["bits_per_second"]))')
+	json=$(iperf_json 5201 "$1" -t 6 -O 2) ||
+		{ echo "$json" | tail -n 5; return 1; }
+	bps=$(echo "$json" | json_bps)
 	echo "# $1: iperf3 $((bps / 1000)) kbit/s through a ${RATE_MBIT} Mbit/s tbf"
 	[ "$bps" -ge $((RATE_MBIT * 1000000 * 90 / 100)) ] ||
 		{ echo "below 90% of ${RATE_MBIT} Mbit/s"; return 1; }
@@ -243,13 +220,8 @@ lossy_rtt_samples() { # module cc
 	r0=$(retrans)
 	echo > $tr/trace
 	echo 1 > "$ev/enable"
-	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5204 &&
-	sleep 0.5 &&
-	json=$(ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5204 -C "$2" \
-		-t 2 -J) && kbps=$(echo "$json" | python3 -c '
-import json, sys
-print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]) // 1000)') ||
-		rc=1
+	json=$(iperf_json 5204 "$2" -t 2) &&
+		kbps=$(($(echo "$json" | json_bps) / 1000)) || rc=1
 	echo 0 > "$ev/enable"
 	r1=$(retrans)
 	shape &&
@@ -285,13 +257,8 @@ delayed_ack_rate() { # module cc
 		burst 15kb limit 300kb &&
 	tc -n "$NS_R" qdisc replace dev veth_r root netem delay 1ms &&
 	echo "$rate" > "/sys/module/$1/parameters/line_rate_mbps" || return 1
-	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.77.0.2 -p 5205 &&
-	sleep 0.5 &&
-	json=$(ip netns exec "$NS_S" iperf3 -c 10.77.0.2 -p 5205 -C "$2" \
-		-t 5 -O 1 -J) && bps=$(echo "$json" | python3 -c '
-import json, sys
-print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))') ||
-		rc=1
+	json=$(iperf_json 5205 "$2" -t 5 -O 1) &&
+		bps=$(echo "$json" | json_bps) || rc=1
 	shape &&
 	echo "$RATE_MBIT" > "/sys/module/$1/parameters/line_rate_mbps" || rc=1
 	[ "$rc" = 0 ] || return 1
@@ -312,12 +279,6 @@ route_autoloads() { # module cc
 	loaded "$1" || rc=1
 	ip route del 10.99.0.0/24 dev lo
 	return $rc
-}
-
-setup_modules() {
-	mkdir -p "/lib/modules/$KREL/updates" &&
-	cp "$MODDIR"/tcp_theta_powertcp.ko "$MODDIR"/tcp_powertcp_evo.ko \
-		"/lib/modules/$KREL/updates/" && depmod -a
 }
 
 echo "# kernel $KREL, modules from $MODDIR"

@@ -40,9 +40,10 @@ from evaluate import ensure_modules, finish, kernels  # noqa: E402
 SPACE = {
     "gamma": (512, 1024, False),
     "beta_ppm": (500, 30000, True),
-    # From 1010: at 1000 one flow on an idle path with an automatic τ grows
-    # by β alone (docs/EVOLUTION.md), which no case of the suite shows.
-    "target_permille": (1010, 1200, False),
+    # From 1020: below it one flow on an idle path with an automatic τ
+    # stalls under the kernel test's 90% of the rate on 6.12 (at 1010: 83%;
+    # make idle-probe, docs/EVOLUTION.md), which no case of the suite shows.
+    "target_permille": (1020, 1200, False),
     "grad_floor_permille": (0, 1000, False),
     "smooth_pct": (10, 100, False),
 }
@@ -61,9 +62,9 @@ THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
 # parameters, and with the lowest target the space allows; that target
 # alone (target 1000 beat θ in every case of the suite); and the drain
 # reference with the older gradient baseline (bit 1), the last defaults.
-START = [dict(THETA, variant=8), dict(THETA, variant=8, target_permille=1010),
-         dict(THETA, variant=0, target_permille=1010),
-         dict(THETA, variant=9, target_permille=1010)]
+START = [dict(THETA, variant=8), dict(THETA, variant=8, target_permille=1020),
+         dict(THETA, variant=0, target_permille=1020),
+         dict(THETA, variant=9, target_permille=1020)]
 COMPONENTS = ["combined_score", "link_fraction", "avg_queue_bytes",
               "p99_queue_bytes", "drain_time_us", "jain_index"]
 ARRIVALS = [("fairness", "min_jain"), ("fairness", "starved_rtts"),
