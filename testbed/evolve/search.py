@@ -40,10 +40,11 @@ from evaluate import ensure_modules, finish, kernels  # noqa: E402
 SPACE = {
     "gamma": (512, 1024, False),
     "beta_ppm": (500, 30000, True),
-    # From 1020: below it one flow on an idle path with an automatic τ
-    # stalls under the kernel test's 90% of the rate on 6.12 (at 1010: 83%;
-    # make idle-probe, docs/EVOLUTION.md), which no case of the suite shows.
-    "target_permille": (1020, 1200, False),
+    # From 1030: below it one flow on an idle path with an automatic τ
+    # (the kernel test's, 50 Mbit/s) stalls at 56-83% of the rate in some
+    # runs: 2 of 4 at 1010 and at 1020, none of 4 from 1030 (make
+    # idle-probe, docs/EVOLUTION.md), which no case of the suite shows.
+    "target_permille": (1030, 1200, False),
     "grad_floor_permille": (0, 1000, False),
     "smooth_pct": (10, 100, False),
 }
@@ -62,9 +63,9 @@ THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
 # parameters, and with the lowest target the space allows; that target
 # alone (target 1000 beat θ in every case of the suite); and the drain
 # reference with the older gradient baseline (bit 1), the last defaults.
-START = [dict(THETA, variant=8), dict(THETA, variant=8, target_permille=1020),
-         dict(THETA, variant=0, target_permille=1020),
-         dict(THETA, variant=9, target_permille=1020)]
+START = [dict(THETA, variant=8), dict(THETA, variant=8, target_permille=1030),
+         dict(THETA, variant=0, target_permille=1030),
+         dict(THETA, variant=9, target_permille=1030)]
 COMPONENTS = ["combined_score", "link_fraction", "avg_queue_bytes",
               "p99_queue_bytes", "drain_time_us", "jain_index"]
 ARRIVALS = [("fairness", "min_jain"), ("fairness", "starved_rtts"),
