@@ -144,8 +144,9 @@ kernel_suites() {
 	# The fault matrix's smoke cases, on the last kernel only, which
 	# has fewer suites than the first (the whole matrix on both: make
 	# faults, docs/RELIABILITY.md).
-	[ "$i" != $((${#RELEASES[@]} - 1)) ] || guest_suite "fault matrix smoke in a booted $rel" \
-		"${vm[@]}" -- bash testbed/tests/test_faults.sh "build/kmod-$rel/kmod"
+	[ "$i" != $((${#RELEASES[@]} - 1)) ] ||
+		guest_suite "fault matrix smoke in a booted $rel" "${vm[@]}" -- \
+			bash testbed/tests/test_faults.sh "build/kmod-$rel/kmod"
 	# The per-ACK benchmark measures what it says (make bench-ack has
 	# the figures, both kernels).
 	[ "$i" != 0 ] || guest_suite "per-ACK benchmark smoke in a booted $rel" \
