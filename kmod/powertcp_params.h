@@ -39,7 +39,7 @@
 /* PowerTCP-evo: the search's best (see tcp_powertcp_evo.c). */
 #define PT_EVO_GAMMA			717	/* 0.7 */
 #define PT_EVO_BETA_PPM			6000
-#define PT_EVO_TARGET_PERMILLE		1050
+#define PT_EVO_TARGET_PERMILLE		1030
 #define PT_EVO_GRAD_FLOOR_PERMILLE	500
 #define PT_EVO_POWER_FLOOR_PERMILLE	10
 #define PT_EVO_MIN_RATE_PPM		4000
@@ -48,7 +48,7 @@
 #define PT_EVO_BASE_RTT_US		0
 #define PT_EVO_LINE_RATE_MBPS		25000
 #define PT_EVO_LINE_RATE_AUTO		1
-#define PT_EVO_VARIANT			1	/* PT_VAR_GRAD_BASELINE */
+#define PT_EVO_VARIANT			0	/* the paper's law */
 #define PT_EVO_MAX_VARIANT		15	/* PT_VAR_ALL */
 
 /* The default of parameter NAME for POWERTCP_ALG, e.g. PT_THETA_GAMMA. */

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PowerTCP-evo: θ-PowerTCP's law with the RTT gradient taken against a
- * sample H/4 to H/2 old (PT_VAR_GRAD_BASELINE, powertcp_core.h) and θ's
- * parameters: the best of the search whose objective has flows arriving
- * beside the incast (make evolve; trial 3 of the study in
- * docs/EVOLUTION.md). It starts at line rate like θ: the search held the
+ * PowerTCP-evo: θ-PowerTCP's law and parameters with power measured
+ * against 1.03 τ instead of 1.05 τ (target_permille 1030). The fourth
+ * search's best, trial 2 (target 1010), raised to the lowest target the
+ * search may take: below 1030 one flow on an idle path with an automatic
+ * τ stalls in some runs (make idle-probe). The search's space holds the
+ * law variants of powertcp_core.h (PT_VAR_*, selectable with the variant
+ * parameter); its objective has flows arriving beside the incast (make
+ * evolve; docs/EVOLUTION.md has the ledger and this default's
+ * provenance). It starts at line rate like θ: the search held the
  * initial rate fixed (short flows). The defaults are in powertcp_params.h.
  */
 #define POWERTCP_EVO
