@@ -92,15 +92,13 @@ load() {
 	esac
 }
 
+# shellcheck source=kmod/tests/path.sh
+. "$(dirname "$0")/../kmod/tests/path.sh"	# veth_pair
+
 topology() {
 	ip netns del "$NS_S" 2>/dev/null
 	ip netns del "$NS_R" 2>/dev/null
-	ip netns add "$NS_S" && ip netns add "$NS_R" &&
-	ip link add veth_s netns "$NS_S" type veth peer name veth_r netns "$NS_R" &&
-	ip -n "$NS_S" addr add 10.78.0.1/24 dev veth_s &&
-	ip -n "$NS_R" addr add 10.78.0.2/24 dev veth_r &&
-	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
-	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
+	veth_pair 10.78.0 &&
 	tc -n "$NS_R" qdisc add dev veth_r root netem delay $((RTT_US / 1000))ms ||
 		die "topology failed"
 	if [ "$1" = limited ]; then

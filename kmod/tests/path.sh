@@ -5,7 +5,8 @@
 # sender namespace NS_S and a receiver namespace NS_R joined by a veth
 # pair, the sender's egress rate-limited to RATE_MBIT by tbf, the
 # receiver's delayed by DELAY_MS with netem; one iperf3 flow across it.
-# The sourcing script sets NS_S, NS_R, RATE_MBIT, DELAY_MS and MODDIR.
+# The sourcing script sets NS_S, NS_R, RATE_MBIT, DELAY_MS and MODDIR
+# (scripts/bench-ack-guest.sh takes only veth_pair: NS_S and NS_R).
 
 # The modules of MODDIR installed for the running kernel.
 setup_modules() {
@@ -21,14 +22,19 @@ shape() {
 	tc -n "$NS_R" qdisc replace dev veth_r root netem delay "${DELAY_MS}ms"
 }
 
-topology() {
+# veth_pair NET: new namespaces NS_S and NS_R joined by veth_s and veth_r,
+# addressed NET.1 and NET.2 (NET: the first three octets of a /24).
+veth_pair() {
 	ip netns add "$NS_S" && ip netns add "$NS_R" &&
 	ip link add veth_s netns "$NS_S" type veth peer name veth_r netns "$NS_R" &&
-	ip -n "$NS_S" addr add 10.77.0.1/24 dev veth_s &&
-	ip -n "$NS_R" addr add 10.77.0.2/24 dev veth_r &&
+	ip -n "$NS_S" addr add "$1.1/24" dev veth_s &&
+	ip -n "$NS_R" addr add "$1.2/24" dev veth_r &&
 	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
-	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
-	shape
+	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up
+}
+
+topology() {
+	veth_pair 10.77.0 && shape
 }
 
 # iperf_json PORT CC IPERF3_ARGS...: one iperf3 flow from NS_S to NS_R
