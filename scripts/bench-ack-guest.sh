@@ -36,10 +36,13 @@
 #
 # Each headroom run also counts the sender's retransmitted segments
 # (outside iperf3's timed window): a loss would cost the stack work that
-# is not the per-ACK hooks'.
+# is not the per-ACK hooks'. And the segments it sent and the skbs it
+# handed to IP (a TSO skb once): how an algorithm sends changes the
+# stack's work per byte too (docs/DESIGN.md, the per-ACK cost).
 #
 # Writes OUTDIR/ALG.calls (see parse below), OUTDIR/empty.calls,
-# OUTDIR/headroom.csv (rep, algorithm, mbps, retrans_segs), OUTDIR/meta.json.
+# OUTDIR/headroom.csv (rep, algorithm, mbps, retrans_segs, out_segs,
+# out_skbs), OUTDIR/meta.json.
 
 # The braces make bash read the whole script first: editing it on the host
 # cannot derail a run in flight.
@@ -122,11 +125,11 @@ iperf() {
 	sleep 0.3
 }
 
-# The sender namespace's retransmitted segments so far (/proc/net/snmp's
-# Tcp RetransSegs; each namespace has its own counters).
-retrans() {
-	ip netns exec "$NS_S" awk '$1 == "Tcp:" {
-		if (!n) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i
+# snmp PROTO FIELD: the sender namespace's counter FIELD of PROTO ("Tcp",
+# "Ip") so far, from /proc/net/snmp (each namespace has its own counters).
+snmp() {
+	ip netns exec "$NS_S" awk -v p="$1:" -v f="$2" '$1 == p {
+		if (!n) { for (i = 2; i <= NF; i++) if ($i == f) c = i
 			  n = 1; next }
 		print $c }' /proc/net/snmp
 }
@@ -249,7 +252,7 @@ for alg in "${ALGS[@]}"; do
 	[ "${lost:-0}" = 0 ] || die "$alg: the trace buffer overran ($lost)"
 done
 
-echo "rep,algorithm,mbps,retrans_segs" > "$OUT/headroom.csv"
+echo "rep,algorithm,mbps,retrans_segs,out_segs,out_skbs" > "$OUT/headroom.csv"
 topology unlimited
 for m in tcp_theta_powertcp tcp_powertcp_evo; do
 	[ -d "/sys/module/$m" ] || continue
@@ -260,12 +263,15 @@ for rep in $(seq "$REPS"); do
 	for alg in "${ALGS[@]}"; do
 		step "$alg: headroom $rep"
 		ns_default "$alg"
-		r0=$(retrans)
+		r0=$(snmp Tcp RetransSegs) g0=$(snmp Tcp OutSegs)
+		k0=$(snmp Ip OutRequests)
 		mbps=$(iperf "$alg" "$SECS")
-		rx=$(($(retrans) - r0))
-		echo "$rep,$alg,$mbps,$rx" >> "$OUT/headroom.csv"
+		rx=$(($(snmp Tcp RetransSegs) - r0))
+		segs=$(($(snmp Tcp OutSegs) - g0))
+		skbs=$(($(snmp Ip OutRequests) - k0))
+		echo "$rep,$alg,$mbps,$rx,$segs,$skbs" >> "$OUT/headroom.csv"
 		echo "# headroom rep $rep $alg: $mbps Mbit/s," \
-			"$rx segments retransmitted"
+			"$rx segments retransmitted, $segs sent in $skbs skbs"
 	done
 done
 ip netns del "$NS_S"

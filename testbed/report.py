@@ -427,7 +427,8 @@ def bench_ack(doc):
     w("repetitions; ours with min_rate_ppm=1000000, so that the law runs on")
     w("every ACK but its output, floored at the line rate, does not bind;")
     w("next to it, the segments the sender retransmitted in a headroom run")
-    w("(median over the repetitions).")
+    w("and the segments per skb it handed to IP (a TSO skb counts once;")
+    w("medians over the repetitions).")
     w("How it is measured, and the per-ACK work it led to:")
     w("[DESIGN.md](%s#the-per-ack-cost)." % DESIGN)
     w("")
@@ -439,8 +440,8 @@ def bench_ack(doc):
             " with local changes" if r.get("uncommitted_changes") else ""))
         w("")
     w("| kernel | algorithm | hooks summed per ACK | ACKs | p10 | median |"
-      " p90 | headroom Mbit/s | retransmitted |")
-    w("|---|---|---|---|---|---|---|---|---|")
+      " p90 | headroom Mbit/s | retransmitted | segments per skb |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
     for k in doc["kernels"]:
         for alg, a in k["algorithms"].items():
             n, h = a["net"], a["headroom_mbps"]
@@ -449,6 +450,8 @@ def bench_ack(doc):
                 if h["median"] is not None else "not measured")
             rx = a.get("headroom_retrans_segs", {}).get("median")
             rx = "%d" % rx if rx is not None else "-"
+            sps = a.get("headroom_segs_per_skb", {}).get("median")
+            sps = "%.1f" % sps if sps is not None else "-"
             # The functions named in parentheses must all have run (a
             # DCTCP without ECN runs Reno's cong_avoid only).
             seen = a.get("hooks_seen")
@@ -457,9 +460,9 @@ def bench_ack(doc):
             hooks = a["hooks"]
             if seen is not None and not set(named) <= set(seen):
                 hooks += ", but only %s ran" % ", ".join(seen)
-            w("| %s | %s | %s | %d | %d | **%d** | %d | %s | %s |" % (
+            w("| %s | %s | %s | %d | %d | **%d** | %d | %s | %s | %s |" % (
                 k["kernel"], alg, hooks, a["acks"], n["p10"],
-                n["median"], n["p90"], head, rx))
+                n["median"], n["p90"], head, rx, sps))
     w("")
     w("Tracer overhead subtracted: " + ", ".join(
         "%s %d instructions (median of %d calls of %s)" % (

@@ -72,13 +72,16 @@ def kernel(d):
                    open(os.path.join(d, "empty.calls"))
                    if line.startswith("L "))
     over = pct(empty, 0.5)
-    head, retx = {}, {}
+    head, retx, skb = {}, {}, {}
     with open(os.path.join(d, "headroom.csv")) as f:
         for r in csv.DictReader(f):
             head.setdefault(r["algorithm"], []).append(float(r["mbps"]))
             if r.get("retrans_segs") not in (None, ""):
                 retx.setdefault(r["algorithm"], []).append(
                     int(r["retrans_segs"]))
+            if r.get("out_skbs") not in (None, "", "0"):
+                skb.setdefault(r["algorithm"], []).append(
+                    int(r["out_segs"]) / int(r["out_skbs"]))
     algs = {}
     for alg in ORDER + sorted(set(x[:-6] for x in os.listdir(d)
                                   if x.endswith(".calls")) - set(ORDER)):
@@ -107,6 +110,10 @@ def kernel(d):
             "headroom_retrans_segs": {
                 "median": pct(sorted(retx[alg]), 0.5) if alg in retx
                 else None, "reps": retx.get(alg, [])},
+            # segments per skb the sender handed to IP (absent likewise)
+            "headroom_segs_per_skb": {
+                "median": pct(sorted(skb[alg]), 0.5) if alg in skb
+                else None, "reps": skb.get(alg, [])},
         }
     return {"kernel": meta["kernel"], "meta": meta,
             "tracer_overhead": {"function": meta["empty_function"],
@@ -168,7 +175,8 @@ def main():
                     "net_median", "net_p90", "raw_median",
                     "tracer_overhead", "headroom_median_mbps",
                     "headroom_min_mbps", "headroom_max_mbps",
-                    "headroom_reps", "headroom_retrans_median"])
+                    "headroom_reps", "headroom_retrans_median",
+                    "headroom_segs_per_skb_median"])
         for k in summary["kernels"]:
             for alg, a in k["algorithms"].items():
                 h = a["headroom_mbps"]
@@ -177,7 +185,8 @@ def main():
                             a["net"]["p90"], a["raw"]["median"],
                             k["tracer_overhead"]["median"], h["median"],
                             h["min"], h["max"], len(h["reps"]),
-                            a["headroom_retrans_segs"]["median"]])
+                            a["headroom_retrans_segs"]["median"],
+                            a["headroom_segs_per_skb"]["median"]])
     plot(summary, raw, os.path.join(d, "bench-ack.png"))
     for k in summary["kernels"]:
         print("# %s: tracer overhead %d instructions (median of %d calls"
@@ -186,11 +195,14 @@ def main():
                            k["tracer_overhead"]["function"]))
         for alg, a in k["algorithms"].items():
             h = a["headroom_mbps"]
+            sps = a["headroom_segs_per_skb"]["median"]
             print("%-15s net p10/median/p90 %5s %5s %5s  (%d ACKs)"
-                  "  headroom %s Mbit/s [%s, %s], %s retransmitted"
+                  "  headroom %s Mbit/s [%s, %s], %s retransmitted,"
+                  " %s segments per skb"
                   % (alg, a["net"]["p10"], a["net"]["median"],
                      a["net"]["p90"], a["acks"], h["median"], h["min"],
-                     h["max"], a["headroom_retrans_segs"]["median"]))
+                     h["max"], a["headroom_retrans_segs"]["median"],
+                     "%.1f" % sps if sps is not None else "-"))
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ PY
 check "the tracer's overhead timed on an empty function" sh -c \
 	'n=$(grep -c "^L __rcu_read_lock [0-9]" "$1"); echo "$n calls"; [ "$n" -ge 10 ]' \
 	_ "$OUT/guest/empty.calls"
-check "headroom: one run per algorithm, Mbit/s > 0, retransmissions counted" \
+check "headroom: one run per algorithm, Mbit/s > 0, retransmissions and skbs counted" \
 	python3 - "$OUT/guest/headroom.csv" "${ALGS[@]}" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -65,8 +65,12 @@ if sorted(r["algorithm"] for r in rows) != sorted(sys.argv[2:]):
 for r in rows:
     if not float(r["mbps"]) > 0 or int(r["retrans_segs"]) < 0:
         sys.exit("row %s" % r)
-print(", ".join("%s %.0f Mbit/s" % (r["algorithm"], float(r["mbps"]))
-                for r in rows))
+    # a skb carries one segment or more (TSO), never none
+    if not int(r["out_skbs"]) > 0 or int(r["out_segs"]) < int(r["out_skbs"]):
+        sys.exit("segments and skbs: row %s" % r)
+print(", ".join("%s %.0f Mbit/s, %.1f segments per skb" % (
+    r["algorithm"], float(r["mbps"]),
+    int(r["out_segs"]) / int(r["out_skbs"])) for r in rows))
 PY
 # summarize_bench_ack.py reads OUT/RELEASE/ (what bench-ack.sh writes).
 mkdir -p "$OUT/sum" && ln -sfn "$OUT/guest" "$OUT/sum/$(uname -r)"
