@@ -38,9 +38,10 @@
  *
  * Worst-case intermediates: Γ_norm: gradient (2^24) * RTT (2^34) = 2^58;
  * smoothing: Γ (2^25) * H (2^34) = 2^59, sum of two such < 2^60;
- * window: cwnd_old (2^42) << 16 = 2^58, plus β's window (< 2^50), then
- * clamped to PT_WND_MAX before multiplying by γ (2^42 * 2^10 = 2^52). All
- * fit in u64 / s64.
+ * window: cwnd_old (2^42) << 16 = 2^58, plus β's window (< 2^50; faded,
+ * times at most 2^11 = 2^61, then shifted back), then clamped to
+ * PT_WND_MAX before multiplying by γ (2^42 * 2^10 = 2^52). All fit in
+ * u64 / s64.
  *
  * Per-ACK cost. What depends only on the parameters, τ and the MSS (the
  * window bounds and β as a window: three divisions by the MSS, six by
@@ -115,14 +116,27 @@ static inline u64 div64_u64(u64 a, u64 b)
  *	target), once per RTT otherwise. The fast reference's drain without
  *	its cost near the operating point, where it compounds a cut twice in
  *	an RTT of 2τ: there the law is θ's exactly (docs/EVOLUTION.md).
+ * PT_VAR_BETA_FADE: the additive increase β fades out as Γ_smooth rises
+ *	above 1, linearly to none at 1 + 1/32 (PT_BETA_FADE_SHIFT). θ's
+ *	fixed point W = W/Γ + β puts Γ at W/(W - β): N flows sharing a BDP
+ *	hold about N β of queue on top of the target's, more than the
+ *	target's own 5% once N β passes 5% of the BDP (11 flows at θ's β
+ *	of 0.6% of the BDP: Γ = 1.094). Faded, Γ - 1 = b d/(b + d) with
+ *	b = β/W and d = 1/32: 0.023 for those 11 flows. Below the target
+ *	the law is θ's: an idle path still reads Γ < 1 and grows by 1/Γ
+ *	and the whole β. The price: flows converge to their shares by 1/Γ
+ *	a round, and Γ sits nearer 1.
  */
 #define PT_VAR_GRAD_BASELINE	BIT(0)
 #define PT_VAR_QDELAY		BIT(1)
 #define PT_VAR_FAST_REF		BIT(2)
 #define PT_VAR_DRAIN_REF	BIT(3)
+#define PT_VAR_BETA_FADE	BIT(4)
 #define PT_VAR_ALL		(PT_VAR_GRAD_BASELINE | PT_VAR_QDELAY | \
-				 PT_VAR_FAST_REF | PT_VAR_DRAIN_REF)
+				 PT_VAR_FAST_REF | PT_VAR_DRAIN_REF | \
+				 PT_VAR_BETA_FADE)
 #define PT_DRAIN_POWER		(2 * PT_POWER_ONE)
+#define PT_BETA_FADE_SHIFT	11	/* fade width PT_POWER_ONE >> 5 */
 
 /* Tunables, shared by every flow of one algorithm. */
 struct pt_params {
@@ -385,6 +399,22 @@ static inline int pt_rtt_usable(long rtt_us, int is_retrans, int delivered)
 }
 
 /*
+ * The additive increase β (@beta_wnd, as a window) that applies at power
+ * @power: all of it, or with PT_VAR_BETA_FADE above Γ = 1 a share that
+ * falls linearly to none at 1 + 1/32 (beta_wnd < 2^50, times <= 2^11).
+ */
+static inline u64 pt_beta(const struct pt_params *p, u64 beta_wnd, u32 power)
+{
+	u64 end = PT_POWER_ONE + BIT_ULL(PT_BETA_FADE_SHIFT);
+
+	if (!(p->variant & PT_VAR_BETA_FADE) || power <= PT_POWER_ONE)
+		return beta_wnd;
+	if (power >= end)
+		return 0;
+	return (beta_wnd * (end - power)) >> PT_BETA_FADE_SHIFT;
+}
+
+/*
  * Process one RTT sample @rtt_us taken at @now_ns; updates Γ_smooth and the
  * window. @gen is the parameters' generation (a parameter write changes
  * it), @mss the flow's current segment size, p->line_rate_mbps the flow's
@@ -446,7 +476,8 @@ static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
 
 	/* cwnd = γ (cwnd_old / Γ_smooth + β) + (1 - γ) cwnd */
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
-	target_wnd = pt_min(target_wnd + f->beta_wnd, PT_WND_MAX);
+	target_wnd = pt_min(target_wnd + pt_beta(p, f->beta_wnd, f->power),
+			    PT_WND_MAX);
 	wnd = (p->gamma * target_wnd +
 	       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;
 out:

@@ -49,7 +49,7 @@
 #define PT_EVO_LINE_RATE_MBPS		25000
 #define PT_EVO_LINE_RATE_AUTO		1
 #define PT_EVO_VARIANT			0	/* the paper's law */
-#define PT_EVO_MAX_VARIANT		15	/* PT_VAR_ALL */
+#define PT_EVO_MAX_VARIANT		31	/* PT_VAR_ALL */
 
 /* The default of parameter NAME for POWERTCP_ALG, e.g. PT_THETA_GAMMA. */
 #define PT_PARAM_DEF(name)		__PT_PARAM_DEF(POWERTCP_ALG, name)

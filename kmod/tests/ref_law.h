@@ -152,7 +152,7 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 
 	/* cwnd = γ (cwnd_old / Γ_smooth + β) + (1 - γ) cwnd */
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
-	beta = pt_rate_to_wnd(p, p->beta_ppm, tau, mss);
+	beta = pt_beta(p, pt_rate_to_wnd(p, p->beta_ppm, tau, mss), f->power);
 	target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
 	wnd = (p->gamma * target_wnd +
 	       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;

@@ -564,6 +564,20 @@ static void test_random_against_exact(void)
 		got = pt_pacing_rate(&f, &p, mss);
 		CHECK(got == (u64)e, "rate %llu vs %llu (exact)",
 		      (unsigned long long)got, (unsigned long long)e);
+
+		/* β's share at a power: PT_VAR_BETA_FADE's fade (any β < 2^50). */
+		p.variant = (u32)rnd_range(0, PT_VAR_ALL);
+		f.beta_wnd = rnd_range(0, (1ULL << 50) - 1);
+		f.power = (u32)(i % 2 ? rnd_range(1, PT_POWER_MAX) :
+				PT_POWER_ONE - 64 + rnd_range(0, 2200));
+		e = f.beta_wnd;
+		if ((p.variant & PT_VAR_BETA_FADE) && f.power > PT_POWER_ONE)
+			e = f.power >= PT_POWER_ONE + PT_POWER_ONE / 32 ? 0 :
+			    (u128)f.beta_wnd * (PT_POWER_ONE * 33 / 32 - f.power) /
+			    (PT_POWER_ONE / 32);
+		got = pt_beta(&p, f.beta_wnd, f.power);
+		CHECK(got == (u64)e, "beta %llu vs %llu (exact)",
+		      (unsigned long long)got, (unsigned long long)e);
 		if (tap_checks_failed != before)
 			break;
 	}

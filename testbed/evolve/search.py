@@ -54,7 +54,7 @@ SPACE = {
 # exactly there.
 FIXED = {"init_rate_ppm": 1000000, "min_rate_ppm": 4000,
          "power_floor_permille": 10}
-VARIANTS = list(range(16))	# masks of powertcp_core.h's PT_VAR_*
+VARIANTS = list(range(32))	# masks of powertcp_core.h's PT_VAR_*
 # θ-PowerTCP's own parameters.
 THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
          "grad_floor_permille": 500, "smooth_pct": 100}

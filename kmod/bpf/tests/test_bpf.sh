@@ -463,7 +463,7 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: line_rate_mbps=400001 refused, value kept" \
 		refused_set "$cc" line_rate_mbps 400001
 	check "$cc: smooth_pct=-1 refused, value kept" refused_set "$cc" smooth_pct -1
-	check "$cc: variant=16 refused, value kept" refused_set "$cc" variant 16
+	check "$cc: variant=32 refused, value kept" refused_set "$cc" variant 32
 	check "$cc: a valid set takes effect" \
 		sh -c "'$BIN' set $cc gamma=1024 &&
 		       [ \$('$BIN' get $cc gamma) = 1024 ]"
