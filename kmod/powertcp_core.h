@@ -125,7 +125,9 @@ static inline u64 div64_u64(u64 a, u64 b)
  *	b = β/W and d = 1/32: 0.023 for those 11 flows. Below the target
  *	the law is θ's: an idle path still reads Γ < 1 and grows by 1/Γ
  *	and the whole β. The price: flows converge to their shares by 1/Γ
- *	a round, and Γ sits nearer 1.
+ *	a round, and Γ sits nearer 1. On the testbed the queue fell 9-14%
+ *	and the link and the flows' fairness paid for it: not adopted
+ *	(docs/EVOLUTION.md, "The β fade").
  */
 #define PT_VAR_GRAD_BASELINE	BIT(0)
 #define PT_VAR_QDELAY		BIT(1)

@@ -2,9 +2,10 @@
 /*
  * The control law as it was before the per-flow constants were cached
  * (powertcp_core.h of commit bd31931, renamed ref_*): every ACK derives
- * τ's window bounds and β again. The unit tests run it beside the cached
- * law and require the two to agree bit for bit, parameter writes and MSS
- * changes included. Include after ../powertcp_core.h.
+ * τ's window bounds and β again (β's fade, PT_VAR_BETA_FADE, added
+ * since, through the core's pt_beta()). The unit tests run it beside the
+ * cached law and require the two to agree bit for bit, parameter writes
+ * and MSS changes included. Include after ../powertcp_core.h.
  */
 #ifndef _POWERTCP_REF_LAW_H
 #define _POWERTCP_REF_LAW_H
