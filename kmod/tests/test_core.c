@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../powertcp_core.h"
+#include "closed_loop.h"
 #include "invariants.h"
 #include "ref_law.h"
 #include "tap.h"
@@ -228,50 +229,26 @@ static void equilibrium(int nflows, u32 beta_ppm)
 	struct pt_params p = theta();
 	struct pt_flow f[16];
 	double c = p.line_rate_mbps * 1e6 / 8;	/* bytes/s */
-	double tau = p.base_rtt_us * 1e-6, q = 0, t = 0, dt = tau / 32;
-	double next_ref = tau, rtt = tau, sum_rtt = 0, sum_rate = 0;
+	double tau = p.base_rtt_us * 1e-6, mean_rtt, mean_rate;
 	double w, gamma_eq, rtt_eq;
-	int i, n = 0;
+	int i;
 
 	p.beta_ppm = beta_ppm;
 	p.init_rate_ppm = 1000000 / nflows / 2;
 	for (i = 0; i < nflows; i++)
 		pt_flow_init(&f[i], &p, 0, 10, MSS, 0);
-	for (int step = 0; step < 32 * 3000; step++) {
-		double in = 0;
-
-		for (i = 0; i < nflows; i++)
-			in += pt_pacing_rate(&f[i], &p, MSS);
-		q += (in - c) * dt;
-		if (q < 0)
-			q = 0;
-		t += dt;
-		rtt = tau + q / c;
-		for (i = 0; i < nflows; i++)
-			pt_on_rtt(&f[i], &p, 0, (u64)(rtt * 1e6 + 0.5),
-				  (u64)(t * 1e9), MSS);
-		if (t >= next_ref) {
-			for (i = 0; i < nflows; i++)
-				pt_update_reference(&f[i]);
-			next_ref = t + rtt;
-		}
-		if (step >= 32 * 2000) {
-			sum_rtt += rtt;
-			sum_rate += in < c ? in : c;
-			n++;
-		}
-	}
+	closed_loop(&p, f, nflows, MSS, 3000, 2000, &mean_rtt, &mean_rate);
 	w = bdp_pkts(&p) / nflows;
 	gamma_eq = w / (w - bdp_pkts(&p) * beta_ppm / 1e6);
 	rtt_eq = tau * p.target_permille / 1000.0 * gamma_eq;
 	/* One flow is capped at line rate before the queue builds. */
 	if (nflows == 1)
 		rtt_eq = tau;
-	CHECK(fabs(sum_rtt / n - rtt_eq) / rtt_eq < 0.02,
+	CHECK(fabs(mean_rtt - rtt_eq) / rtt_eq < 0.02,
 	      "%d flows: mean RTT %.1f us, fixed point %.1f us", nflows,
-	      sum_rtt / n * 1e6, rtt_eq * 1e6);
-	CHECK(sum_rate / n > 0.98 * c, "%d flows: throughput %.3f of line",
-	      nflows, sum_rate / n / c);
+	      mean_rtt * 1e6, rtt_eq * 1e6);
+	CHECK(mean_rate > 0.98 * c, "%d flows: throughput %.3f of line",
+	      nflows, mean_rate / c);
 }
 
 static void test_equilibrium(void)

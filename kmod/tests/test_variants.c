@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "../powertcp_core.h"
+#include "closed_loop.h"
 #include "invariants.h"
 #include "tap.h"
 
@@ -222,47 +223,25 @@ static void test_beta_fade_share(void)
 }
 
 /*
- * A fluid model of @n flows on one link (τ = 1 ms, BDP 8.6 packets), four
- * samples an RTT, each flow's reference moved once per RTT, as the glue
- * does; the window binds, so each flow sends W/τ whatever the RTT. The
- * queue (as time) grows with the sum of the windows over the BDP. Flow i
- * starts at @w0[i] packets. Returns the mean queueing delay over the last
- * quarter of @rounds RTTs, in units of τ, and leaves the windows in @w.
+ * @n flows of @p in the closed loop (closed_loop.h), flow i starting at
+ * @w0[i] packets, for @taus base RTTs. Returns the mean RTT over the
+ * last quarter, in units of τ, and leaves the windows in @w (packets).
  */
-static double fluid_run(const struct pt_params *p, int n, const double *w0,
-			int rounds, double *w)
+static double loop_windows(const struct pt_params *p, int n, const double *w0,
+			   int taus, double *w)
 {
-	const double tau = 1000 * US, bdp = 100e6 * 1e-3 / 8 / MSS;
 	struct pt_flow f[16];
-	u64 ref_t[16];
-	double q = 0, qsum = 0, t = 10 * tau;
-	int i, k, steps = 0;
+	double rtt, rate;
+	int i;
 
 	for (i = 0; i < n; i++) {
-		pt_flow_init(&f[i], p, 0, 10, MSS, (u64)t);
+		pt_flow_init(&f[i], p, 0, 10, MSS, 0);
 		f[i].wnd = f[i].wnd_old = (u64)(w0[i] * PT_WND_ONE);
-		ref_t[i] = (u64)t;
 	}
-	for (k = 0; k < rounds * 4; k++) {
-		double rtt = tau + q, sum = 0;
-
-		t += rtt / 4;
-		for (i = 0; i < n; i++) {
-			pt_on_rtt(&f[i], p, 0, (u64)(rtt / US), (u64)t, MSS);
-			if (t - ref_t[i] >= rtt) {
-				pt_update_reference(&f[i]);
-				ref_t[i] = (u64)t;
-			}
-			w[i] = (double)f[i].wnd / PT_WND_ONE;
-			sum += w[i];
-		}
-		q = fmax(0, q + rtt / 4 * (sum / bdp - 1));
-		if (k >= rounds * 3) {
-			qsum += q / tau;
-			steps++;
-		}
-	}
-	return qsum / steps;
+	closed_loop(p, f, n, MSS, taus, taus * 3 / 4, &rtt, &rate);
+	for (i = 0; i < n; i++)
+		w[i] = (double)f[i].wnd / PT_WND_ONE;
+	return rtt / (p->base_rtt_us * 1e-6);
 }
 
 /*
@@ -280,8 +259,8 @@ static void test_beta_fade_fixed_point(void)
 
 	for (i = 0; i < 11; i++)
 		w0[i] = 0.5 + 0.05 * i;
-	q0 = fluid_run(&p0, 11, w0, 2000, w) - 0.05;
-	q16 = fluid_run(&p16, 11, w0, 2000, w) - 0.05;
+	q0 = loop_windows(&p0, 11, w0, 2000, w) - 1.05;
+	q16 = loop_windows(&p16, 11, w0, 2000, w) - 1.05;
 	for (i = 0; i < 11; i++) {
 		sum += w[i];
 		sq += w[i] * w[i];
@@ -291,9 +270,9 @@ static void test_beta_fade_fixed_point(void)
 	/* From 2:1, within the windows' Q10 resolution (a 4% spread). */
 	CHECK(sum * sum / (11 * sq) > 0.999, "faded, 11 flows: Jain %.4f",
 	      sum * sum / (11 * sq));
-	fluid_run(&p0, 2, two, 1000, w);
+	loop_windows(&p0, 2, two, 1000, w);
 	CHECK(w[0] / w[1] < 1.05, "theta, 2 flows: %.3f / %.3f", w[0], w[1]);
-	fluid_run(&p16, 2, two, 1000, w);
+	loop_windows(&p16, 2, two, 1000, w);
 	CHECK(w[0] / w[1] < 1.05, "faded, 2 flows: %.3f / %.3f", w[0], w[1]);
 }
 
