@@ -4,7 +4,11 @@
 # The guest half of scripts/bench-ack.sh: runs as root in a kernel booted
 # under -icount (scripts/vm-run.sh --icount), never on a host.
 #
-#   scripts/bench-ack-guest.sh MODDIR OUTDIR SECONDS REPS ALG...
+#   scripts/bench-ack-guest.sh [--write-kb N] MODDIR OUTDIR SECONDS REPS ALG...
+#
+# --write-kb: the size of iperf3's writes (-l), default 128 KB, iperf3's
+# own default. It sets how many skbs a write ends in a partly filled one
+# (docs/DESIGN.md, the per-ACK cost).
 #
 # For each ALG, the cost of its ACK path, one call at a time: a sender and a
 # receiver namespace joined by a veth pair, a token bucket at RATE_MBIT on
@@ -49,7 +53,12 @@
 {
 set -u
 
-MODDIR=${1:?usage: bench-ack-guest.sh MODDIR OUTDIR SECONDS REPS ALG...}
+WRITE_KB=128
+if [ "${1:-}" = --write-kb ]; then
+	WRITE_KB=${2:?}
+	shift 2
+fi
+MODDIR=${1:?usage: bench-ack-guest.sh [--write-kb N] MODDIR OUTDIR SECONDS REPS ALG...}
 OUT=${2:?}
 SECS=${3:?}
 REPS=${4:?}
@@ -118,7 +127,8 @@ iperf() {
 		--logfile /tmp/iperf3-srv.log || die "iperf3 server failed"
 	sleep 0.3
 	out=$(ip netns exec "$NS_S" iperf3 -c 10.78.0.2 -p 5301 -C "$1" \
-		-P 2 -t "$2" -f k) || die "iperf3 $1 failed: $(echo "$out" | tail -n 3)"
+		-P 2 -t "$2" -l "${WRITE_KB}K" -f k) ||
+		die "iperf3 $1 failed: $(echo "$out" | tail -n 3)"
 	echo "$out" | awk '/SUM.*receiver/ {
 		for (i = 1; i < NF; i++) if ($(i + 1) == "Kbits/sec") v = $i
 		printf "%.3f\n", v / 1000 }'
@@ -278,7 +288,7 @@ ip netns del "$NS_S"
 ip netns del "$NS_R"
 
 cat > "$OUT/meta.json" <<JSON
-{"kernel": "$(uname -r)", "seconds": $SECS, "reps": $REPS,
+{"kernel": "$(uname -r)", "seconds": $SECS, "reps": $REPS, "write_kb": $WRITE_KB,
  "rate_mbit": $RATE_MBIT, "rtt_us": $RTT_US, "trace_clock": "x86-tsc",
  "tsc": "$(dmesg | grep -m1 -o 'tsc: Refined TSC.*' || dmesg | grep -m1 -o 'tsc: Detected.*')",
  "empty_function": "__rcu_read_lock"}

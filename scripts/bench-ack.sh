@@ -8,6 +8,7 @@
 #
 #   scripts/bench-ack.sh [--out DIR] [--kernel 6.1|6.12]... [--seconds S]
 #                        [--reps N] [--algorithms A,B,...] [--kmod-root P]
+#                        [--write-kb N]
 #
 #   --out         results directory (default results/bench-ack)
 #   --kernel      the kernels (default both)
@@ -18,6 +19,7 @@
 #   --kmod-root   use the modules in P-RELEASE/ (e.g. built from another
 #                 commit) instead of building this tree's into
 #                 build/kmod-RELEASE/ (scripts/build-kmod.sh)
+#   --write-kb    iperf3's write size in KB (default 128, iperf3's own)
 #
 # In each guest scripts/bench-ack-guest.sh times every call of the hooks
 # with the function_graph tracer on the x86-tsc clock, which under -icount
@@ -33,7 +35,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-OUT=results/bench-ack SECS=1 REPS=3 KROOT=''
+OUT=results/bench-ack SECS=1 REPS=3 KROOT='' WRITE_KB=128
 ALGS=theta_powertcp,powertcp_evo,bbr,dctcp,cubic
 KERNELS=()
 ARGS=("$@")
@@ -46,11 +48,16 @@ while [ $# -gt 0 ]; do
 	--reps) REPS=${2:?}; shift ;;
 	--algorithms) ALGS=${2:?}; shift ;;
 	--kmod-root) KROOT=${2:?}; shift ;;
-	-h|--help) sed -n '4,29p' "$0"; exit 0 ;;
+	--write-kb) WRITE_KB=${2:?}; shift ;;
+	-h|--help) sed -n '4,31p' "$0"; exit 0 ;;
 	*) echo "bench-ack: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
+case $WRITE_KB in
+''|*[!0-9]*|0*) echo "bench-ack: --write-kb is a whole number of KB, 1 or more" >&2
+	exit 2 ;;
+esac
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
 IFS=, read -ra ALG_LIST <<< "$ALGS"
 [ -f build/kernels.env ] || bash scripts/setup.sh
@@ -80,7 +87,8 @@ for k in "${KERNELS[@]}"; do
 		{ echo "bench-ack: no modules in $mods" >&2; exit 1; }
 	echo "# bench-ack: $rel, modules $mods"
 	scripts/vm-run.sh --kernel "$k" --icount ${SHARE[@]+"${SHARE[@]}"} -- \
-		bash scripts/bench-ack-guest.sh "$mods" "$OUT/$rel" "$SECS" \
+		bash scripts/bench-ack-guest.sh --write-kb "$WRITE_KB" \
+		"$mods" "$OUT/$rel" "$SECS" \
 		"$REPS" "${ALG_LIST[@]}"
 	sha256sum "$mods"/*.ko | sed "s|  .*/|  |" > "$OUT/$rel/modules.sha256"
 done
