@@ -422,7 +422,10 @@ def bench_ack(doc):
     w("trace clock ticks once per instruction; net of the tracer (the median")
     w("of an empty function, subtracted once per hook timed; what that leaves")
     w("in, the empty function's own few instructions, is the same for every")
-    w("algorithm). CPU headroom: iperf3 with 2 flows and no rate limit, the")
+    wk = sorted({k.get("meta", {}).get("write_kb") for k in doc["kernels"]}
+                - {None})
+    w("algorithm). CPU headroom: iperf3 with 2 flows and no rate limit%s, the"
+      % ("" if not wk else ", writes of %s KB" % "/".join(map(str, wk))))
     w("algorithms interleaved in one guest, median [min, max] of the")
     w("repetitions; ours with min_rate_ppm=1000000, so that the law runs on")
     w("every ACK but its output, floored at the line rate, does not bind;")

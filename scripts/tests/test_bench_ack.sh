@@ -28,9 +28,15 @@ G=(bash "$ROOT/scripts/bench-ack-guest.sh")
 
 check "no arguments: usage, non-zero" sh -c \
 	'! "$@" > /dev/null 2>&1' _ "${G[@]}"
-check "bench-ack-guest.sh: ${ALGS[*]}, 1 s each, 1 headroom rep" sh -c \
+check "bench-ack.sh: --write-kb 0 refused (exit 2) before anything runs" sh -c \
+	'bash "$1/scripts/bench-ack.sh" --out "$2/refused" --write-kb 0 2>&1
+	 [ $? = 2 ] && [ ! -e "$2/refused" ]' _ "$ROOT" "$OUT"
+check "bench-ack-guest.sh: ${ALGS[*]}, 1 s each, 1 headroom rep, 256 KB writes" sh -c \
 	'"$@" > "'"$OUT"'/guest.log" 2>&1 || { tail -n 5 "'"$OUT"'/guest.log"; exit 1; }' \
-	_ "${G[@]}" "$KMOD_DIR" "$OUT/guest" 1 1 "${ALGS[@]}"
+	_ "${G[@]}" --write-kb 256 "$KMOD_DIR" "$OUT/guest" 1 1 "${ALGS[@]}"
+check "meta.json records the write size" \
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["write_kb"] != 256)' \
+	"$OUT/guest/meta.json"
 
 # The hooks each algorithm's timed ACKs must have run (what the .calls
 # lines name): ours and BBR's cong_control; CUBIC's two.
