@@ -127,7 +127,12 @@ static __always_inline u32 powertcp_read_params(struct pt_params *p)
 	p->smooth_pct = READ_ONCE(powertcp_param_smooth_pct.val);
 	p->base_rtt_us = READ_ONCE(powertcp_param_base_rtt_us.val);
 	p->line_rate_mbps = READ_ONCE(powertcp_param_line_rate_mbps.val);
-	p->variant = READ_ONCE(powertcp_param_variant.val);
+	/*
+	 * θ-PowerTCP accepts variant 0 only: a constant here lets the compiler
+	 * drop every variant's test from its ACK path.
+	 */
+	p->variant = PT_PARAM_DEF(MAX_VARIANT) ?
+		     READ_ONCE(powertcp_param_variant.val) : 0;
 	return gen;
 }
 

@@ -38,6 +38,18 @@
 # measured instead of the CPU (before this floor: θ 2000, evo 1533 against
 # BBR's 2102 Mbit/s on 6.1, at 280 instructions per call against 314).
 #
+# And, in the same repetitions, the CPU per byte at a fixed rate: the
+# same pair through a token bucket at FIXED_MBIT, the sender's veth as
+# the testbed's host NICs are (one segment per skb), every algorithm as
+# it runs on a real path (ours with the testbed's parameters, the law's
+# output in force), iperf3 with 2
+# flows, a window of SECONDS from 0.5 s into them; the guest's busy time
+# in it (its time not idle, from /proc/timer_list's idle_sleeptime and
+# iowait_sleeptime, in ns) over the bytes the receiver's veth took in. Under -icount shift=0 a busy ns is
+# one guest instruction, so this is instructions per KB delivered, of the
+# whole guest (both stacks, iperf3 and the rest), the CPU-per-byte figure
+# in which each algorithm sends as it would.
+#
 # Each headroom run also counts the sender's retransmitted segments
 # (outside iperf3's timed window): a loss would cost the stack work that
 # is not the per-ACK hooks'. And the segments it sent and the skbs it
@@ -46,7 +58,8 @@
 #
 # Writes OUTDIR/ALG.calls (see parse below), OUTDIR/empty.calls,
 # OUTDIR/headroom.csv (rep, algorithm, mbps, retrans_segs, out_segs,
-# out_skbs), OUTDIR/meta.json.
+# out_skbs), OUTDIR/cpu.csv (rep, algorithm, rate_mbit, mbps, window_ns,
+# busy_ns, rx_bytes, retrans_segs), OUTDIR/meta.json.
 
 # The braces make bash read the whole script first: editing it on the host
 # cannot derail a run in flight.
@@ -65,6 +78,7 @@ REPS=${4:?}
 shift 4
 ALGS=("$@")
 RATE_MBIT=50
+FIXED_MBIT=100
 RTT_US=1000
 NS_S=pab_snd
 NS_R=pab_rcv
@@ -75,7 +89,7 @@ die() { echo "bench-ack-guest: $*" >&2; exit 1; }
 step() { echo "# $(cut -d' ' -f1 /proc/uptime) s: $*"; }
 
 mkdir -p "$OUT" || die "cannot create $OUT"
-rm -f "$OUT"/*.calls "$OUT/headroom.csv" "$OUT/meta.json"
+rm -f "$OUT"/*.calls "$OUT/headroom.csv" "$OUT/cpu.csv" "$OUT/meta.json"
 
 # The hooks of each algorithm, as set_ftrace_filter takes them.
 hooks() {
@@ -113,10 +127,63 @@ topology() {
 	veth_pair 10.78.0 &&
 	tc -n "$NS_R" qdisc add dev veth_r root netem delay $((RTT_US / 1000))ms ||
 		die "topology failed"
-	if [ "$1" = limited ]; then
+	case $1 in
+	limited)
 		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBIT}mbit \
-			burst 15kb limit 300kb || die "tbf failed"
-	fi
+			burst 15kb limit 300kb || die "tbf failed" ;;
+	fixed)
+		# The testbed's host NIC (testbed/topology.sh, tb_host_nic):
+		# one segment per skb. With TSO, a 64 KB skb is half a base
+		# RTT of queue at 1 Gbit/s, and our law answers it as one.
+		ip netns exec "$NS_S" ethtool -K veth_s tso off gso off \
+			> /dev/null &&
+		ip -n "$NS_S" link set dev veth_s gso_max_segs 1 &&
+		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${FIXED_MBIT}mbit \
+			burst 15kb limit 300kb || die "fixed-rate path failed" ;;
+	esac
+}
+
+# clock_busy: the guest's clock and its time not idle so far, in ns, of
+# its one CPU (/proc/timer_list's clock and its idle and iowait totals).
+clock_busy() {
+	awk '/^now at / { now = $3 }
+	     /^ *\.idle_sleeptime *:/ && i == "" { i = $(NF - 1) }
+	     /^ *\.iowait_sleeptime *:/ && w == "" { w = $(NF - 1) }
+	     END { if (!now || i == "") exit 1
+		   printf "%.0f %.0f\n", now, now - i - w }' /proc/timer_list
+}
+
+# cpu ALG SECONDS: "ns busy_ns rx_bytes" of a window of SECONDS inside a
+# run of 2 flows, from 0.5 s after the flows start: iperf3's start and
+# end (its processes, the connections) are outside it.
+cpu() {
+	local pid t0 b0 n0 t1 b1 n1
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.78.0.2 -p 5301 \
+		--logfile /tmp/iperf3-srv.log || die "iperf3 server failed"
+	sleep 0.3
+	ip netns exec "$NS_S" iperf3 -c 10.78.0.2 -p 5301 -C "$1" -P 2 \
+		-t $(($2 + 1)) -l "${WRITE_KB}K" > /tmp/iperf3-cpu.log 2>&1 &
+	pid=$!
+	sleep 0.5
+	read -r t0 b0 < <(clock_busy) && n0=$(rx_bytes)
+	sleep "$2"
+	read -r t1 b1 < <(clock_busy) && n1=$(rx_bytes)
+	wait "$pid" || die "iperf3 $1 failed: $(tail -n 3 /tmp/iperf3-cpu.log)"
+	echo "$((t1 - t0)) $((b1 - b0)) $((n1 - n0))"
+	sleep 0.3
+}
+
+# rx_bytes: the bytes the receiver's veth has taken in.
+rx_bytes() {
+	ip netns exec "$NS_R" cat /sys/class/net/veth_r/statistics/rx_bytes
+}
+
+# params ALG LINE_RATE_MBPS MIN_RATE_PPM: our modules' rate parameters.
+params() {
+	local m=/sys/module/tcp_$1/parameters
+	[ -f "$m/line_rate_mbps" ] || return 0	# not ours (cubic has some)
+	echo "$2" > "$m/line_rate_mbps" && echo "$3" > "$m/min_rate_ppm" ||
+		die "cannot set $1's rates"
 }
 
 # iperf3 ALG SECONDS: prints the receiver's goodput in Mbit/s (python would
@@ -263,16 +330,27 @@ for alg in "${ALGS[@]}"; do
 done
 
 echo "rep,algorithm,mbps,retrans_segs,out_segs,out_skbs" > "$OUT/headroom.csv"
-topology unlimited
-for m in tcp_theta_powertcp tcp_powertcp_evo; do
-	[ -d "/sys/module/$m" ] || continue
-	echo 25000 > "/sys/module/$m/parameters/line_rate_mbps"
-	echo 1000000 > "/sys/module/$m/parameters/min_rate_ppm"
+echo "rep,algorithm,rate_mbit,mbps,window_ns,busy_ns,rx_bytes,retrans_segs" \
+	> "$OUT/cpu.csv"
+clock_busy > /dev/null || die "no idle time in /proc/timer_list"
+min_ppm=()
+for alg in "${ALGS[@]}"; do
+	f=/sys/module/tcp_$alg/parameters/min_rate_ppm
+	[ ! -f "$f" ] || min_ppm+=("$alg=$(cat "$f")")
 done
+# min_rate ALG: its min_rate_ppm as loaded (the testbed's).
+min_rate() {
+	local kv
+	for kv in "${min_ppm[@]}"; do
+		[ "${kv%%=*}" != "$1" ] || { echo "${kv#*=}"; return; }
+	done
+}
 for rep in $(seq "$REPS"); do
 	for alg in "${ALGS[@]}"; do
 		step "$alg: headroom $rep"
+		topology unlimited
 		ns_default "$alg"
+		params "$alg" 25000 1000000
 		r0=$(snmp Tcp RetransSegs) g0=$(snmp Tcp OutSegs)
 		k0=$(snmp Ip OutRequests)
 		mbps=$(iperf "$alg" "$SECS")
@@ -282,6 +360,21 @@ for rep in $(seq "$REPS"); do
 		echo "$rep,$alg,$mbps,$rx,$segs,$skbs" >> "$OUT/headroom.csv"
 		echo "# headroom rep $rep $alg: $mbps Mbit/s," \
 			"$rx segments retransmitted, $segs sent in $skbs skbs"
+
+		step "$alg: CPU per byte at $FIXED_MBIT Mbit/s, rep $rep"
+		topology fixed
+		ns_default "$alg"
+		params "$alg" "$FIXED_MBIT" "$(min_rate "$alg")"
+		r0=$(snmp Tcp RetransSegs)
+		read -r ns busy bytes < <(cpu "$alg" "$SECS")
+		[ -n "${bytes:-}" ] || die "$alg: no CPU window measured"
+		rx=$(($(snmp Tcp RetransSegs) - r0))
+		mbps=$(awk -v b="$bytes" -v t="$ns" \
+			'BEGIN { printf "%.3f", b * 8e3 / t }')
+		echo "$rep,$alg,$FIXED_MBIT,$mbps,$ns,$busy,$bytes,$rx" \
+			>> "$OUT/cpu.csv"
+		echo "# cpu rep $rep $alg: $mbps Mbit/s, busy $busy of $ns ns" \
+			"for $bytes bytes, $rx segments retransmitted"
 	done
 done
 ip netns del "$NS_S"
@@ -289,7 +382,7 @@ ip netns del "$NS_R"
 
 cat > "$OUT/meta.json" <<JSON
 {"kernel": "$(uname -r)", "seconds": $SECS, "reps": $REPS, "write_kb": $WRITE_KB,
- "rate_mbit": $RATE_MBIT, "rtt_us": $RTT_US, "trace_clock": "x86-tsc",
+ "rate_mbit": $RATE_MBIT, "fixed_mbit": $FIXED_MBIT, "rtt_us": $RTT_US, "trace_clock": "x86-tsc",
  "tsc": "$(dmesg | grep -m1 -o 'tsc: Refined TSC.*' || dmesg | grep -m1 -o 'tsc: Detected.*')",
  "empty_function": "__rcu_read_lock"}
 JSON

@@ -431,7 +431,12 @@ def bench_ack(doc):
     w("every ACK but its output, floored at the line rate, does not bind;")
     w("next to it, the segments the sender retransmitted in a headroom run")
     w("and the segments per skb it handed to IP (a TSO skb counts once;")
-    w("medians over the repetitions).")
+    w("medians over the repetitions). CPU per byte: in the same")
+    w("repetitions, the pair through a token bucket at a fixed rate, every")
+    w("algorithm with its own output in force (ours with the testbed's")
+    w("parameters); the guest's busy time, one instruction a ns under")
+    w("-icount, per KB the receiver took in, median [min, max] (lower is")
+    w("better).")
     w("How it is measured, and the per-ACK work it led to:")
     w("[DESIGN.md](%s#the-per-ack-cost)." % DESIGN)
     w("")
@@ -442,9 +447,15 @@ def bench_ack(doc):
             (r.get("commit") or "?")[:12],
             " with local changes" if r.get("uncommitted_changes") else ""))
         w("")
+    fixed = sorted({a.get("cpu_instr_per_kb", {}).get("fixed_mbit")
+                    for k in doc["kernels"]
+                    for a in k["algorithms"].values()} - {None})
+    cpu_col = fixed and (" instructions per KB at %s Mbit/s |"
+                         % "/".join(map(str, fixed)))
     w("| kernel | algorithm | hooks summed per ACK | ACKs | p10 | median |"
-      " p90 | headroom Mbit/s | retransmitted | segments per skb |")
-    w("|---|---|---|---|---|---|---|---|---|---|")
+      " p90 | headroom Mbit/s | retransmitted | segments per skb |%s"
+      % (cpu_col or ""))
+    w("|---|---|---|---|---|---|---|---|---|---|%s" % ("---|" if fixed else ""))
     for k in doc["kernels"]:
         for alg, a in k["algorithms"].items():
             n, h = a["net"], a["headroom_mbps"]
@@ -463,9 +474,13 @@ def bench_ack(doc):
             hooks = a["hooks"]
             if seen is not None and not set(named) <= set(seen):
                 hooks += ", but only %s ran" % ", ".join(seen)
-            w("| %s | %s | %s | %d | %d | **%d** | %d | %s | %s | %s |" % (
+            c = a.get("cpu_instr_per_kb", {})
+            cpu = ("" if not fixed else " %s |" % (
+                "%.0f [%.0f, %.0f]" % (c["median"], c["min"], c["max"])
+                if c.get("median") is not None else "not measured"))
+            w("| %s | %s | %s | %d | %d | **%d** | %d | %s | %s | %s |%s" % (
                 k["kernel"], alg, hooks, a["acks"], n["p10"],
-                n["median"], n["p90"], head, rx, sps))
+                n["median"], n["p90"], head, rx, sps, cpu))
     w("")
     w("Tracer overhead subtracted: " + ", ".join(
         "%s %d instructions (median of %d calls of %s)" % (

@@ -17,7 +17,10 @@ timed is subtracted. That median also holds the empty function's own body
 by that much each, and their differences exact. DCTCP's ACKs are those
 that ran its cong_avoid: a receiver's tcp_ack also runs in_ack_event (both
 ends run DCTCP), and the sender's ACKs are what is measured. Headroom:
-median, min and max of the interleaved repetitions, in Mbit/s.
+median, min and max of the interleaved repetitions, in Mbit/s. CPU per
+byte at a fixed rate (cpu.csv, absent from older runs): the guest's busy
+ns (one instruction each under -icount) per KB the receiver took in,
+median, min and max of the same repetitions.
 """
 import csv
 import json
@@ -82,6 +85,14 @@ def kernel(d):
             if r.get("out_skbs") not in (None, "", "0"):
                 skb.setdefault(r["algorithm"], []).append(
                     int(r["out_segs"]) / int(r["out_skbs"]))
+    cpu, cpu_mbps, fixed = {}, {}, None
+    path = os.path.join(d, "cpu.csv")
+    if os.path.exists(path):
+        for r in csv.DictReader(open(path)):
+            cpu.setdefault(r["algorithm"], []).append(
+                int(r["busy_ns"]) * 1024 / int(r["rx_bytes"]))
+            cpu_mbps.setdefault(r["algorithm"], []).append(float(r["mbps"]))
+            fixed = int(r["rate_mbit"])
     algs = {}
     for alg in ORDER + sorted(set(x[:-6] for x in os.listdir(d)
                                   if x.endswith(".calls")) - set(ORDER)):
@@ -92,6 +103,7 @@ def kernel(d):
         mark = SENDER_HOOK.get(alg)
         kept = [a for a in acks if not mark or mark in a[2]]
         hr = sorted(head.get(alg, []))
+        cp = sorted(cpu.get(alg, []))
         algs[alg] = {
             "hooks": HOOKS.get(alg, "?"),
             # which ran: DCTCP without ECN falls back to Reno's cong_avoid
@@ -114,6 +126,13 @@ def kernel(d):
             "headroom_segs_per_skb": {
                 "median": pct(sorted(skb[alg]), 0.5) if alg in skb
                 else None, "reps": skb.get(alg, [])},
+            # busy guest instructions per KB delivered at fixed_mbit
+            "cpu_instr_per_kb": {"fixed_mbit": fixed,
+                                 "median": pct(cp, 0.5),
+                                 "min": cp[0] if cp else None,
+                                 "max": cp[-1] if cp else None,
+                                 "reps": cpu.get(alg, []),
+                                 "mbps": cpu_mbps.get(alg, [])},
         }
     return {"kernel": meta["kernel"], "meta": meta,
             "tracer_overhead": {"function": meta["empty_function"],
@@ -176,17 +195,21 @@ def main():
                     "tracer_overhead", "headroom_median_mbps",
                     "headroom_min_mbps", "headroom_max_mbps",
                     "headroom_reps", "headroom_retrans_median",
-                    "headroom_segs_per_skb_median"])
+                    "headroom_segs_per_skb_median",
+                    "cpu_fixed_mbit", "cpu_instr_per_kb_median",
+                    "cpu_instr_per_kb_min", "cpu_instr_per_kb_max"])
         for k in summary["kernels"]:
             for alg, a in k["algorithms"].items():
-                h = a["headroom_mbps"]
+                h, c = a["headroom_mbps"], a["cpu_instr_per_kb"]
                 w.writerow([k["kernel"], alg, a["hooks"], a["acks"],
                             a["net"]["p10"], a["net"]["median"],
                             a["net"]["p90"], a["raw"]["median"],
                             k["tracer_overhead"]["median"], h["median"],
                             h["min"], h["max"], len(h["reps"]),
                             a["headroom_retrans_segs"]["median"],
-                            a["headroom_segs_per_skb"]["median"]])
+                            a["headroom_segs_per_skb"]["median"],
+                            c["fixed_mbit"], c["median"], c["min"],
+                            c["max"]])
     plot(summary, raw, os.path.join(d, "bench-ack.png"))
     for k in summary["kernels"]:
         print("# %s: tracer overhead %d instructions (median of %d calls"
@@ -194,15 +217,18 @@ def main():
                            k["tracer_overhead"]["n"],
                            k["tracer_overhead"]["function"]))
         for alg, a in k["algorithms"].items():
-            h = a["headroom_mbps"]
+            h, c = a["headroom_mbps"], a["cpu_instr_per_kb"]
             sps = a["headroom_segs_per_skb"]["median"]
             print("%-15s net p10/median/p90 %5s %5s %5s  (%d ACKs)"
                   "  headroom %s Mbit/s [%s, %s], %s retransmitted,"
-                  " %s segments per skb"
+                  " %s segments per skb%s"
                   % (alg, a["net"]["p10"], a["net"]["median"],
                      a["net"]["p90"], a["acks"], h["median"], h["min"],
                      h["max"], a["headroom_retrans_segs"]["median"],
-                     "%.1f" % sps if sps is not None else "-"))
+                     "%.1f" % sps if sps is not None else "-",
+                     "" if c["median"] is None else
+                     "; at %d Mbit/s %.0f instructions per KB [%.0f, %.0f]"
+                     % (c["fixed_mbit"], c["median"], c["min"], c["max"])))
 
 
 if __name__ == "__main__":

@@ -78,6 +78,23 @@ print(", ".join("%s %.0f Mbit/s, %.1f segments per skb" % (
     r["algorithm"], float(r["mbps"]),
     int(r["out_segs"]) / int(r["out_skbs"])) for r in rows))
 PY
+check "CPU per byte: one fixed-rate run per algorithm, busy time and bytes counted" \
+	python3 - "$OUT/guest/cpu.csv" "${ALGS[@]}" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+if sorted(r["algorithm"] for r in rows) != sorted(sys.argv[2:]):
+    sys.exit("rows: %s" % [r["algorithm"] for r in rows])
+for r in rows:
+    # a window of about the 1 s asked for; busy for part of it, not
+    # none; at least 1 MB, no more than the token bucket passes in 2 s
+    t, b, n = int(r["window_ns"]), int(r["busy_ns"]), int(r["rx_bytes"])
+    if (not 0.9e9 < t < 1.5e9 or not 0 < b <= t or
+            not 10 ** 6 < n < int(r["rate_mbit"]) * 2.5e5):
+        sys.exit("row %s" % r)
+print(", ".join("%s %.0f Mbit/s, %.0f instructions per KB" % (
+    r["algorithm"], float(r["mbps"]),
+    int(r["busy_ns"]) * 1024 / int(r["rx_bytes"])) for r in rows))
+PY
 # summarize_bench_ack.py reads OUT/RELEASE/ (what bench-ack.sh writes).
 mkdir -p "$OUT/sum" && ln -sfn "$OUT/guest" "$OUT/sum/$(uname -r)"
 check "summarize_bench_ack.py: summary, net medians > 0, the plot" sh -c \
