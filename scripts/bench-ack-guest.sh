@@ -4,11 +4,14 @@
 # The guest half of scripts/bench-ack.sh: runs as root in a kernel booted
 # under -icount (scripts/vm-run.sh --icount), never on a host.
 #
-#   scripts/bench-ack-guest.sh [--write-kb N] MODDIR OUTDIR SECONDS REPS ALG...
+#   scripts/bench-ack-guest.sh [--write-kb N] [--fixed-mbit R] [--fixed-tso]
+#                              MODDIR OUTDIR SECONDS REPS ALG...
 #
 # --write-kb: the size of iperf3's writes (-l), default 128 KB, iperf3's
 # own default. It sets how many skbs a write ends in a partly filled one
-# (docs/DESIGN.md, the per-ACK cost).
+# (docs/DESIGN.md, the per-ACK cost). --fixed-mbit: the rate of the CPU
+# per byte runs (default 100 Mbit/s); --fixed-tso: those runs with the
+# veth's TSO and GSO as they come (on), not one segment per skb.
 #
 # For each ALG, the cost of its ACK path, one call at a time: a sender and a
 # receiver namespace joined by a veth pair, a token bucket at RATE_MBIT on
@@ -66,19 +69,22 @@
 {
 set -u
 
-WRITE_KB=128
-if [ "${1:-}" = --write-kb ]; then
-	WRITE_KB=${2:?}
-	shift 2
-fi
-MODDIR=${1:?usage: bench-ack-guest.sh [--write-kb N] MODDIR OUTDIR SECONDS REPS ALG...}
+WRITE_KB=128 FIXED_MBIT=100 FIXED_TSO=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--write-kb) WRITE_KB=${2:?}; shift 2 ;;
+	--fixed-mbit) FIXED_MBIT=${2:?}; shift 2 ;;
+	--fixed-tso) FIXED_TSO=1; shift ;;
+	*) break ;;
+	esac
+done
+MODDIR=${1:?usage: bench-ack-guest.sh [--write-kb N] [--fixed-mbit R] [--fixed-tso] MODDIR OUTDIR SECONDS REPS ALG...}
 OUT=${2:?}
 SECS=${3:?}
 REPS=${4:?}
 shift 4
 ALGS=("$@")
 RATE_MBIT=50
-FIXED_MBIT=100
 RTT_US=1000
 NS_S=pab_snd
 NS_R=pab_rcv
@@ -135,9 +141,10 @@ topology() {
 		# The testbed's host NIC (testbed/topology.sh, tb_host_nic):
 		# one segment per skb. With TSO, a 64 KB skb is half a base
 		# RTT of queue at 1 Gbit/s, and our law answers it as one.
-		ip netns exec "$NS_S" ethtool -K veth_s tso off gso off \
+		{ [ "$FIXED_TSO" = 1 ] ||
+		  { ip netns exec "$NS_S" ethtool -K veth_s tso off gso off \
 			> /dev/null &&
-		ip -n "$NS_S" link set dev veth_s gso_max_segs 1 &&
+		    ip -n "$NS_S" link set dev veth_s gso_max_segs 1; }; } &&
 		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${FIXED_MBIT}mbit \
 			burst 15kb limit 300kb || die "fixed-rate path failed" ;;
 	esac
@@ -382,7 +389,7 @@ ip netns del "$NS_R"
 
 cat > "$OUT/meta.json" <<JSON
 {"kernel": "$(uname -r)", "seconds": $SECS, "reps": $REPS, "write_kb": $WRITE_KB,
- "rate_mbit": $RATE_MBIT, "fixed_mbit": $FIXED_MBIT, "rtt_us": $RTT_US, "trace_clock": "x86-tsc",
+ "rate_mbit": $RATE_MBIT, "fixed_mbit": $FIXED_MBIT, "fixed_tso": $FIXED_TSO, "rtt_us": $RTT_US, "trace_clock": "x86-tsc",
  "tsc": "$(dmesg | grep -m1 -o 'tsc: Refined TSC.*' || dmesg | grep -m1 -o 'tsc: Detected.*')",
  "empty_function": "__rcu_read_lock"}
 JSON

@@ -8,7 +8,7 @@
 #
 #   scripts/bench-ack.sh [--out DIR] [--kernel 6.1|6.12]... [--seconds S]
 #                        [--reps N] [--algorithms A,B,...] [--kmod-root P]
-#                        [--write-kb N]
+#                        [--write-kb N] [--fixed-mbit R] [--fixed-tso]
 #
 #   --out         results directory (default results/bench-ack)
 #   --kernel      the kernels (default both)
@@ -20,6 +20,9 @@
 #                 commit) instead of building this tree's into
 #                 build/kmod-RELEASE/ (scripts/build-kmod.sh)
 #   --write-kb    iperf3's write size in KB (default 128, iperf3's own)
+#   --fixed-mbit  the rate of the CPU-per-byte runs (default 100 Mbit/s)
+#   --fixed-tso   those runs with TSO/GSO on (default: one segment per
+#                 skb, as the testbed's hosts send)
 #
 # In each guest scripts/bench-ack-guest.sh times every call of the hooks
 # with the function_graph tracer on the x86-tsc clock, which under -icount
@@ -35,7 +38,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-OUT=results/bench-ack SECS=1 REPS=3 KROOT='' WRITE_KB=128
+OUT=results/bench-ack SECS=1 REPS=3 KROOT='' WRITE_KB=128 FIXED=100
+GUEST_OPTS=()
 ALGS=theta_powertcp,powertcp_evo,bbr,dctcp,cubic
 KERNELS=()
 ARGS=("$@")
@@ -49,13 +53,19 @@ while [ $# -gt 0 ]; do
 	--algorithms) ALGS=${2:?}; shift ;;
 	--kmod-root) KROOT=${2:?}; shift ;;
 	--write-kb) WRITE_KB=${2:?}; shift ;;
-	-h|--help) sed -n '4,31p' "$0"; exit 0 ;;
+	--fixed-mbit) FIXED=${2:?}; shift ;;
+	--fixed-tso) GUEST_OPTS+=(--fixed-tso) ;;
+	-h|--help) sed -n '4,34p' "$0"; exit 0 ;;
 	*) echo "bench-ack: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
 case $WRITE_KB in
 ''|*[!0-9]*|0*) echo "bench-ack: --write-kb is a whole number of KB, 1 or more" >&2
+	exit 2 ;;
+esac
+case $FIXED in
+''|*[!0-9]*|0*) echo "bench-ack: --fixed-mbit is a whole number of Mbit/s, 1 or more" >&2
 	exit 2 ;;
 esac
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
@@ -88,6 +98,7 @@ for k in "${KERNELS[@]}"; do
 	echo "# bench-ack: $rel, modules $mods"
 	scripts/vm-run.sh --kernel "$k" --icount ${SHARE[@]+"${SHARE[@]}"} -- \
 		bash scripts/bench-ack-guest.sh --write-kb "$WRITE_KB" \
+		--fixed-mbit "$FIXED" ${GUEST_OPTS[@]+"${GUEST_OPTS[@]}"} \
 		"$mods" "$OUT/$rel" "$SECS" \
 		"$REPS" "${ALG_LIST[@]}"
 	sha256sum "$mods"/*.ko | sed "s|  .*/|  |" > "$OUT/$rel/modules.sha256"
