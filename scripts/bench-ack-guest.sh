@@ -394,4 +394,6 @@ cat > "$OUT/meta.json" <<JSON
  "empty_function": "__rcu_read_lock"}
 JSON
 echo "# bench-ack-guest: done"
+# Never read on past the block: the file may have changed under the run.
+exit 0
 }

@@ -32,7 +32,8 @@
 # distributions), and DIR/run.json records this command and the commit.
 # Raw data: DIR/RELEASE/.
 
-# Read whole before it runs (editing it cannot derail a run in flight).
+# Read whole before it runs, and it exits inside the block: editing it
+# cannot derail a run in flight.
 {
 set -euo pipefail
 
@@ -117,4 +118,6 @@ json.dump({"command": " ".join(["scripts/bench-ack.sh"] + sys.argv[4:]),
           open(out, "w"), indent=1)
 EOF
 /usr/bin/python3 testbed/summarize_bench_ack.py "$OUT"
+# Never read on past the block: the file may have changed under the run.
+exit
 }

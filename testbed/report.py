@@ -431,10 +431,13 @@ def bench_ack(doc):
     w("every ACK but its output, floored at the line rate, does not bind;")
     w("next to it, the segments the sender retransmitted in a headroom run")
     w("and the segments per skb it handed to IP (a TSO skb counts once;")
+    tso = any(k.get("meta", {}).get("fixed_tso") for k in doc["kernels"])
     w("medians over the repetitions). CPU per byte: in the same")
-    w("repetitions, the pair through a token bucket at a fixed rate, every")
-    w("algorithm with its own output in force (ours with the testbed's")
-    w("parameters); the guest's busy time, one instruction a ns under")
+    w("repetitions, the pair through a token bucket at a fixed rate")
+    w("(%s), every algorithm with its own output in force (ours with the"
+      % ("with TSO" if tso else
+         "one segment per skb, as the testbed's hosts send"))
+    w("testbed's parameters); the guest's busy time, one instruction a ns under")
     w("-icount, per KB the receiver took in, median [min, max] (lower is")
     w("better).")
     w("How it is measured, and the per-ACK work it led to:")
