@@ -47,7 +47,8 @@
 #                        kernel's BTF, or BTF=FILE (a vmlinux or raw BTF)
 #   make bench-ack       the per-ACK cost benchmark: instructions per call of
 #                        the ACK path of theta_powertcp, powertcp_evo, bbr,
-#                        dctcp and cubic, and the CPU headroom, on 6.1 and
+#                        dctcp and cubic, the CPU headroom and the CPU per
+#                        byte at 100 Mbit/s, on 6.1 and
 #                        6.12 under -icount (results/bench-ack/; a
 #                        benchmark, asserts nothing; BENCH_ARGS= passes
 #                        options to scripts/bench-ack.sh)

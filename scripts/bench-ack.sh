@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The per-ACK cost benchmark (make bench-ack): instructions per call of
-# each algorithm's ACK path, and the CPU headroom, on Debian's 6.1 and 6.12,
-# one guest per kernel under -icount (scripts/vm-run.sh --icount). A
+# each algorithm's ACK path, the CPU headroom and the CPU per byte at a
+# fixed rate, on Debian's 6.1 and 6.12, one guest per kernel under -icount
+# (scripts/vm-run.sh --icount). A
 # benchmark, not a test: it asserts nothing about the figures.
 #
 #   scripts/bench-ack.sh [--out DIR] [--kernel 6.1|6.12]... [--seconds S]
@@ -56,7 +57,7 @@ while [ $# -gt 0 ]; do
 	--write-kb) WRITE_KB=${2:?}; shift ;;
 	--fixed-mbit) FIXED=${2:?}; shift ;;
 	--fixed-tso) GUEST_OPTS+=(--fixed-tso) ;;
-	-h|--help) sed -n '4,34p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,35p' "$0"; exit 0 ;;
 	*) echo "bench-ack: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
