@@ -45,10 +45,10 @@
 # same pair through a token bucket at FIXED_MBIT, the sender's veth as
 # the testbed's host NICs are (one segment per skb), every algorithm as
 # it runs on a real path (ours with the testbed's parameters, the law's
-# output in force), iperf3 with 2
-# flows, a window of SECONDS from 0.5 s into them; the guest's busy time
-# in it (its time not idle, from /proc/timer_list's idle_sleeptime and
-# iowait_sleeptime, in ns) over the bytes the receiver's veth took in. Under -icount shift=0 a busy ns is
+# output in force), iperf3 with 2 flows, a window of SECONDS from 0.5 s
+# into them; the guest's busy time in it (its time not idle, from
+# /proc/timer_list's idle_sleeptime and iowait_sleeptime, in ns) over the
+# bytes the receiver's veth took in. Under -icount shift=0 a busy ns is
 # one guest instruction, so this is instructions per KB delivered, of the
 # whole guest (both stacks, iperf3 and the rest), the CPU-per-byte figure
 # in which each algorithm sends as it would.
@@ -166,14 +166,19 @@ clock_busy() {
 		   printf "%.0f %.0f\n", now, now - i - w }' /proc/timer_list
 }
 
+# iperf_server: a one-shot iperf3 server in the receiver's namespace.
+iperf_server() {
+	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.78.0.2 -p 5301 \
+		--logfile /tmp/iperf3-srv.log || die "iperf3 server failed"
+	sleep 0.3
+}
+
 # cpu ALG SECONDS: "ns busy_ns rx_bytes" of a window of SECONDS inside a
 # run of 2 flows, from 0.5 s after the flows start: iperf3's start and
 # end (its processes, the connections) are outside it.
 cpu() {
 	local pid t0 b0 n0 t1 b1 n1
-	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.78.0.2 -p 5301 \
-		--logfile /tmp/iperf3-srv.log || die "iperf3 server failed"
-	sleep 0.3
+	iperf_server
 	ip netns exec "$NS_S" iperf3 -c 10.78.0.2 -p 5301 -C "$1" -P 2 \
 		-t $(($2 + 1)) -l "${WRITE_KB}K" > /tmp/iperf3-cpu.log 2>&1 &
 	pid=$!
@@ -203,9 +208,7 @@ params() {
 # cost the guest seconds to start).
 iperf() {
 	local out
-	ip netns exec "$NS_R" iperf3 -s -1 -D -B 10.78.0.2 -p 5301 \
-		--logfile /tmp/iperf3-srv.log || die "iperf3 server failed"
-	sleep 0.3
+	iperf_server
 	out=$(ip netns exec "$NS_S" iperf3 -c 10.78.0.2 -p 5301 -C "$1" \
 		-P 2 -t "$2" -l "${WRITE_KB}K" -f k) ||
 		die "iperf3 $1 failed: $(echo "$out" | tail -n 3)"
@@ -346,18 +349,13 @@ echo "rep,algorithm,mbps,retrans_segs,out_segs,out_skbs" > "$OUT/headroom.csv"
 echo "rep,algorithm,rate_mbit,mbps,window_ns,busy_ns,rx_bytes,retrans_segs" \
 	> "$OUT/cpu.csv"
 clock_busy > /dev/null || die "no idle time in /proc/timer_list"
-min_ppm=()
+# Our modules' min_rate_ppm as loaded (the testbed's), for the fixed-rate
+# runs; the headroom runs floor it.
+declare -A min_ppm
 for alg in "${ALGS[@]}"; do
 	f=/sys/module/tcp_$alg/parameters/min_rate_ppm
-	[ ! -f "$f" ] || min_ppm+=("$alg=$(cat "$f")")
+	[ ! -f "$f" ] || min_ppm[$alg]=$(cat "$f")
 done
-# min_rate ALG: its min_rate_ppm as loaded (the testbed's).
-min_rate() {
-	local kv
-	for kv in "${min_ppm[@]}"; do
-		[ "${kv%%=*}" != "$1" ] || { echo "${kv#*=}"; return; }
-	done
-}
 for rep in $(seq "$REPS"); do
 	for alg in "${ALGS[@]}"; do
 		step "$alg: headroom $rep"
@@ -377,7 +375,7 @@ for rep in $(seq "$REPS"); do
 		step "$alg: CPU per byte at $FIXED_MBIT Mbit/s, rep $rep"
 		topology fixed
 		ns_default "$alg"
-		params "$alg" "$FIXED_MBIT" "$(min_rate "$alg")"
+		params "$alg" "$FIXED_MBIT" "${min_ppm[$alg]:-}"
 		r0=$(snmp Tcp RetransSegs)
 		read -r ns busy bytes < <(cpu "$alg" "$SECS")
 		[ -n "${bytes:-}" ] || die "$alg: no CPU window measured"

@@ -103,7 +103,6 @@ def kernel(d):
         mark = SENDER_HOOK.get(alg)
         kept = [a for a in acks if not mark or mark in a[2]]
         hr = sorted(head.get(alg, []))
-        cp = sorted(cpu.get(alg, []))
         algs[alg] = {
             "hooks": HOOKS.get(alg, "?"),
             # which ran: DCTCP without ECN falls back to Reno's cong_avoid
@@ -128,9 +127,7 @@ def kernel(d):
                 else None, "reps": skb.get(alg, [])},
             # busy guest instructions per KB delivered at fixed_mbit
             "cpu_instr_per_kb": {"fixed_mbit": fixed,
-                                 "median": pct(cp, 0.5),
-                                 "min": cp[0] if cp else None,
-                                 "max": cp[-1] if cp else None,
+                                 **dist(cpu.get(alg, [])),
                                  "reps": cpu.get(alg, []),
                                  "mbps": cpu_mbps.get(alg, [])},
         }
