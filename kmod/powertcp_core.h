@@ -675,4 +675,24 @@ static inline u64 pt_sk_pacing_rate(const struct pt_flow *f,
 		      (u64)p->line_rate_mbps * 125000);
 }
 
+/*
+ * The most segments one skb may carry (sk_gso_max_segs): @permille of the
+ * window @cwnd, at least one, at most @route_max, the route's own; with
+ * @permille 0, the route's. TCP stamps an skb once and its segments leave
+ * back to back, so the skb's k-th segment comes back (k - 1) segment times
+ * late: with TSO a sample can carry up to k / BDP of τ that is no queue of
+ * the path's, and the law answers it as queue (tcp_tso_autosize() sizes an
+ * skb to about 1 ms of the pacing rate, capped at 64 KB, and at a few
+ * hundred µs of min RTT and below, 64 KB whatever the rate). A window is at
+ * most the path's BDP plus the target's queue, so k <= @permille of it
+ * bounds that lateness to about @permille of τ at any rate.
+ */
+static inline u32 pt_gso_segs(u32 cwnd, u32 permille, u32 route_max)
+{
+	if (!permille)
+		return route_max;
+	return (u32)pt_clamp(div64_u64((u64)cwnd * permille, PT_PERMILLE), 1,
+			     route_max);
+}
+
 #endif /* _POWERTCP_CORE_H */

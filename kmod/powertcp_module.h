@@ -7,8 +7,9 @@
  *
  * The control law itself is in powertcp_core.h. Here we only feed it the
  * kernel's per-ACK RTT sample (rate_sample.rtt_us) and nanosecond TCP clock
- * (tcp_clock_cache), advance the reference window once per RTT, and apply the
- * result to snd_cwnd and sk_pacing_rate. Nothing here sleeps: init runs in
+ * (tcp_clock_cache), advance the reference window once per RTT, apply the
+ * result to snd_cwnd and sk_pacing_rate, and bound the skbs TSO builds to a
+ * share of the window (sk_gso_max_segs). Nothing here sleeps: init runs in
  * softirq context when a passive connection is established.
  *
  * Parameters are writable at run time under
@@ -192,6 +193,45 @@ static __always_inline void powertcp_apply(struct sock *sk,
 			    cwnd, rate, p->line_rate_mbps, line_auto);
 }
 
+/*
+ * The most segments the socket's route takes in one skb: what
+ * sk_setup_caps() puts in sk_gso_max_segs. 0 without GSO (the value is
+ * then unused) or without a route.
+ */
+static noinline u32 powertcp_route_gso_segs(struct sock *sk)
+{
+	const struct dst_entry *dst;
+	u32 segs = 0;
+
+	if (!sk_can_gso(sk))
+		return 0;
+	rcu_read_lock();
+	dst = rcu_dereference(sk->sk_dst_cache);
+	if (dst && dst->dev)
+		segs = max_t(u32, READ_ONCE(dst->dev->gso_max_segs), 1);
+	rcu_read_unlock();
+	return segs;
+}
+
+/*
+ * Bound the socket's skbs to @permille of its window (pt_gso_segs()); 0
+ * gives it back the route's bound. At init and once per RTT, which on a
+ * path of sub-packet windows is every ACK: the route is looked up only to
+ * raise the bound, and nothing is written while it holds. A new route
+ * (sk_setup_caps() rewrites sk_gso_max_segs) is bounded again within an
+ * RTT. Inlined, as powertcp_apply().
+ */
+static __always_inline void powertcp_size_skbs(struct sock *sk, u32 permille)
+{
+	u32 now = READ_ONCE(sk->sk_gso_max_segs);
+	u32 segs = pt_gso_segs(tcp_snd_cwnd(tcp_sk(sk)), permille, U16_MAX);
+
+	if (segs > now)
+		segs = min(segs, powertcp_route_gso_segs(sk));
+	if (segs && segs != now)
+		WRITE_ONCE(sk->sk_gso_max_segs, segs);
+}
+
 static void powertcp_init(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -207,6 +247,13 @@ static void powertcp_init(struct sock *sk)
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 	powertcp_apply(sk, ca, &p, NULL, false, -1, line_auto);
+	powertcp_size_skbs(sk, READ_ONCE(powertcp_param_tso_permille.val));
+}
+
+/* Another algorithm, or none, takes over: the route's skbs again. */
+static void powertcp_release(struct sock *sk)
+{
+	powertcp_size_skbs(sk, 0);
 }
 
 static void powertcp_cong_control(struct sock *sk,
@@ -220,7 +267,7 @@ static void powertcp_cong_control(struct sock *sk,
 	 * kernels) would zero it first on every ACK.
 	 */
 	struct pt_params p __uninitialized;
-	bool line_auto;
+	bool line_auto, update_skbs = false;
 	long rtt_us;
 	u32 gen;
 
@@ -249,10 +296,14 @@ static void powertcp_cong_control(struct sock *sk,
 	    pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
+		update_skbs = true;
 	}
 	powertcp_apply(sk, ca, &p, rs,
 		       inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery, rtt_us,
 		       line_auto);
+	if (update_skbs)
+		powertcp_size_skbs(sk,
+				   READ_ONCE(powertcp_param_tso_permille.val));
 }
 
 POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)
@@ -275,6 +326,7 @@ static struct tcp_congestion_ops powertcp_ops __read_mostly = {
 	.cong_control	= powertcp_cong_control_hook,
 	.ssthresh	= powertcp_ssthresh,
 	.undo_cwnd	= powertcp_undo_cwnd,
+	.release	= powertcp_release,
 };
 
 static int __init powertcp_register(void)

@@ -16,7 +16,8 @@
  *
  * POWERTCP_MODULE_PARAM_ROW, same arguments, lists the parameters only the
  * kernel modules have (no field of struct pt_params): line_rate_auto, as
- * the BPF build cannot read a device's link speed.
+ * the BPF build cannot read a device's link speed, and tso_permille, as it
+ * cannot write sk_gso_max_segs.
  */
 #ifndef _POWERTCP_PARAMS_H
 #define _POWERTCP_PARAMS_H
@@ -33,6 +34,7 @@
 #define PT_THETA_BASE_RTT_US		0
 #define PT_THETA_LINE_RATE_MBPS		25000
 #define PT_THETA_LINE_RATE_AUTO		1
+#define PT_THETA_TSO_PERMILLE		16
 #define PT_THETA_VARIANT		0
 #define PT_THETA_MAX_VARIANT		0	/* the paper's law only */
 
@@ -48,6 +50,7 @@
 #define PT_EVO_BASE_RTT_US		0
 #define PT_EVO_LINE_RATE_MBPS		25000
 #define PT_EVO_LINE_RATE_AUTO		1
+#define PT_EVO_TSO_PERMILLE		16
 #define PT_EVO_VARIANT			0	/* the paper's law */
 #define PT_EVO_MAX_VARIANT		31	/* PT_VAR_ALL */
 
@@ -87,5 +90,7 @@ POWERTCP_PARAM_ROW(variant, PT_PARAM_DEF(VARIANT), 0, PT_PARAM_DEF(MAX_VARIANT),
 #ifdef POWERTCP_MODULE_PARAM_ROW
 POWERTCP_MODULE_PARAM_ROW(line_rate_auto, PT_PARAM_DEF(LINE_RATE_AUTO), 0, 1,
 			  "1 = line rate from the egress device's link speed where it reports one, else line_rate_mbps");
+POWERTCP_MODULE_PARAM_ROW(tso_permille, PT_PARAM_DEF(TSO_PERMILLE), 0, 1000,
+			  "largest TSO/GSO skb, in permille of snd_cwnd, at least one segment; 0 = the kernel's own sizing");
 #undef POWERTCP_MODULE_PARAM_ROW
 #endif /* POWERTCP_MODULE_PARAM_ROW */

@@ -49,6 +49,21 @@ static void check(const struct pt_flow *f, const struct pt_params *p, u32 mss,
 	}
 }
 
+/* The skb bound: one segment at least, the route's at most, and the
+ * route's when the bound is off (tso_permille 0).
+ */
+static void check_gso(u32 cwnd, u32 permille, u32 route)
+{
+	u32 segs = pt_gso_segs(cwnd, permille, route);
+
+	if (segs < 1 || segs > route || (!permille && segs != route) ||
+	    (permille && (u64)segs > pt_max((u64)cwnd * permille / 1000, 1))) {
+		fprintf(stderr, "skb bound %u of window %u at %u permille, route %u\n",
+			segs, cwnd, permille, route);
+		abort();
+	}
+}
+
 /* A parameter write: parameter @which gets a value in its range. */
 static void write_param(struct reader *r, struct pt_params *p, u32 which)
 {
@@ -121,6 +136,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			ref_update_reference(&g);
 		}
 		check(&f, &p, mss, rtt);
+		check_gso(pt_cwnd_pkts(&f, &p, rtt, 1), step * 4 % 1001,
+			  (u32)(rtt & 0xffff) + 1);
 		if (f.wnd != g.wnd || f.wnd_old != g.wnd_old ||
 		    f.power != g.power || f.min_rtt_us != g.min_rtt_us) {
 			fprintf(stderr, "differs from the uncached law\n");

@@ -306,6 +306,28 @@ static void test_recovery_cwnd(void)
 }
 
 /*
+ * The skb bound (pt_gso_segs()): a share of the window, at least one
+ * segment, never above the route's; 0 permille is the route's own.
+ */
+static void test_gso_segs(void)
+{
+	CHECK(pt_gso_segs(87, 16, 65535) == 1, "87 packets at 16 permille: %u",
+	      pt_gso_segs(87, 16, 65535));
+	CHECK(pt_gso_segs(1000, 16, 65535) == 16, "1000 at 16 permille: %u",
+	      pt_gso_segs(1000, 16, 65535));
+	CHECK(pt_gso_segs(1, 16, 65535) == 1, "one segment at least: %u",
+	      pt_gso_segs(1, 16, 65535));
+	CHECK(pt_gso_segs(100000, 16, 64) == 64, "route caps: %u",
+	      pt_gso_segs(100000, 16, 64));
+	CHECK(pt_gso_segs(0xffffffffU, 1000, 65535) == 65535, "no wrap: %u",
+	      pt_gso_segs(0xffffffffU, 1000, 65535));
+	CHECK(pt_gso_segs(5, 0, 44) == 44, "0 permille, the route's: %u",
+	      pt_gso_segs(5, 0, 44));
+	CHECK(pt_gso_segs(500, 16, 1) == 1, "a route of one segment: %u",
+	      pt_gso_segs(500, 16, 1));
+}
+
+/*
  * An ACK whose RTT can only be the timestamp echo's (milliseconds) is not
  * a sample: the newest packet it delivered was a retransmission, or it
  * delivered nothing new.
@@ -772,6 +794,8 @@ static const struct {
 	{ "snd_cwnd = W * max(srtt, tau) / tau", test_cwnd_over_srtt },
 	{ "fast recovery conserves packets, within the law's window",
 	  test_recovery_cwnd },
+	{ "skbs: a share of the window, 1 to the route's segments",
+	  test_gso_segs },
 	{ "an RTT only the timestamp echo gives is not a sample",
 	  test_rtt_usable },
 	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },

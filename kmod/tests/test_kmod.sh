@@ -268,6 +268,78 @@ delayed_ack_rate() { # module cc
 		{ echo "below 80% of $rate Mbit/s"; return 1; }
 }
 
+# Segments per skb the sender's namespace sent, phase by phase, on one
+# connection across the path: for each CC given, setsockopt(TCP_CONGESTION)
+# to it, 1 s to settle (the skbs already queued leave), then the segments
+# (Tcp OutSegs) over the skbs handed to IP (Ip OutRequests) of the next
+# 1 s, a line "CC RATIO" each. The veth's TSO is on (path.sh leaves it as
+# it comes).
+skbs_per_phase() { # port cc...
+	local port=$1 rc=0
+	shift
+	rm -f /tmp/sink.out
+	ip netns exec "$NS_R" python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.77.0.2", int(sys.argv[1]))); s.listen(1); print(flush=True)
+a, _ = s.accept()
+while a.recv(1 << 20): pass' "$port" > /tmp/sink.out &
+	for _ in $(seq 300); do [ -s /tmp/sink.out ] && break; sleep 0.1; done
+	ip netns exec "$NS_S" python3 - "$port" "$@" <<'EOF' || rc=1
+import socket, sys, threading, time
+def counts():
+    lines = open("/proc/net/snmp").read().splitlines()
+    d = {}
+    for k, v in zip(lines[::2], lines[1::2]):
+        d.update({k.split()[0] + n: int(x)
+                  for n, x in zip(k.split()[1:], v.split()[1:])})
+    return d["Ip:OutRequests"], d["Tcp:OutSegs"]
+c = socket.create_connection(("10.77.0.2", int(sys.argv[1])))
+def send():
+    buf = b"x" * 131072
+    try:
+        while True:
+            c.sendall(buf)
+    except OSError:
+        pass
+for i, cc in enumerate(sys.argv[2:]):
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    if i == 0:
+        threading.Thread(target=send, daemon=True).start()
+    time.sleep(1)
+    skbs0, segs0 = counts()
+    time.sleep(1)
+    skbs1, segs1 = counts()
+    print("%s %.2f" % (cc, (segs1 - segs0) / max(skbs1 - skbs0, 1)))
+c.shutdown(socket.SHUT_RDWR)
+EOF
+	wait
+	return $rc
+}
+
+# With TSO on, an skb holds at most tso_permille of the window: one
+# segment on this path (a window of about 5 packets). The kernel's own
+# sizing (several segments a skb here) comes back when another algorithm
+# takes the socket over (release) and when tso_permille is 0.
+tso_sizing() { # module cc
+	local out out0 rc=0 pm
+	pm=$(param "$1" tso_permille)
+	out=$(skbs_per_phase 5206 "$2" cubic) || return 1
+	echo 0 > "/sys/module/$1/parameters/tso_permille" || return 1
+	out0=$(skbs_per_phase 5207 "$2") || rc=1
+	echo "$pm" > "/sys/module/$1/parameters/tso_permille" || rc=1
+	printf '%s\n' "$out" "$out0" | awk -v cc="$2" -v pm="$pm" '
+	     NR == 1 { own = $2; if ($1 != cc || $2 > 1.05) bad = 1 }
+	     NR == 2 { after = $2; if ($1 != "cubic" || $2 < 1.5) bad = 1 }
+	     NR == 3 { off = $2; if ($1 != cc || $2 < 1.5) bad = 1 }
+	     END {
+		printf "segments per skb: %s %s at tso_permille %s, cubic after" \
+			" it %s, %s at 0\n", cc, own, pm, after, off
+		exit bad || NR != 3
+	     }' || rc=1
+	return $rc
+}
+
 setsockopt_autoloads() { # module cc
 	[ "$(hold_conn "$2" 0)" = "$2" ] && loaded "$1"
 }
@@ -323,6 +395,8 @@ for cc in theta_powertcp powertcp_evo; do
 
 	check "$cc: delayed ACKs, BDP under a packet: >= 80% of the rate" \
 		delayed_ack_rate "$mod" "$cc"
+	check "$cc: with TSO on, skbs hold at most tso_permille of the window" \
+		tso_sizing "$mod" "$cc"
 
 	check "$cc: gamma=0 refused, value kept" refused_write "$mod" gamma 0
 	check "$cc: gamma=1025 refused, value kept" refused_write "$mod" gamma 1025
@@ -330,6 +404,8 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: line_rate_mbps=400001 refused, value kept" \
 		refused_write "$mod" line_rate_mbps 400001
 	check "$cc: smooth_pct=-1 refused, value kept" refused_write "$mod" smooth_pct -1
+	check "$cc: tso_permille=1001 refused, value kept" \
+		refused_write "$mod" tso_permille 1001
 	check "$cc: a valid write takes effect" \
 		sh -c "echo 1024 > /sys/module/$mod/parameters/gamma &&
 		       [ \$(cat /sys/module/$mod/parameters/gamma) = 1024 ]"
