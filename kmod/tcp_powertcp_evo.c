@@ -2,9 +2,10 @@
 /*
  * PowerTCP-evo: θ-PowerTCP's law and parameters with power measured
  * against 1.03 τ instead of 1.05 τ (target_permille 1030). The fourth
- * search's best, trial 2 (target 1010), raised to the lowest target the
- * search may take: below 1030 one flow on an idle path with an automatic
- * τ stalls in some runs (make idle-probe). The search's space holds the
+ * search's best, trial 2 (target 1010), raised to 1030 when one flow on
+ * an idle path with an automatic τ stalled below it (make idle-probe);
+ * the stalls were TSO skbs, bounded since (tso_permille), and the
+ * search's floor is 1010 again. The search's space holds the
  * law variants of powertcp_core.h (PT_VAR_*, selectable with the variant
  * parameter); its objective has flows arriving beside the incast (make
  * evolve; docs/EVOLUTION.md has the ledger and this default's

@@ -192,6 +192,8 @@ suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
 	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
 # Host paths given to guest runs (vm-run --share, run.sh --out); one guest.
 suite "vm-run --share and run.sh paths (host)" bash scripts/tests/test_vm_share.sh
+# A guest that oopses or panics ends at once, exit 91; two short guests.
+suite "vm-run: an oops or a panic ends the guest" bash scripts/tests/test_vm_oops.sh
 # The BPF struct_ops build, natively: this host's kernel may have BPF but
 # no modules (CI's has), and the tests unload all they load.
 if tap_step "BPF build (make bpf): CO-RE objects and the loader" make bpf; then

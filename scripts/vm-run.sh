@@ -376,7 +376,10 @@ printf '%s' "$STAGE2" >"$RUN/stage2.sh"
 : >"$RUN/output.log"
 : >"$RUN/output-tty.log"
 
-APPEND="console=ttyS0 panic=-1 quiet"
+# An oops ends the guest (oops=panic, panic=-1 reboots, -no-reboot stops
+# QEMU): an oops in process context only kills the task, and the guest
+# would idle to --timeout with the command's process gone.
+APPEND="console=ttyS0 panic=-1 oops=panic quiet"
 APPEND+=" vmrun_repo=$ROOT vmrun_dir=$RUN vmrun_mods=${MODULES:+$MODDIR}"
 APPEND+=" vmrun_shares=$(IFS=:; echo "${SHARED[*]}")"
 # /lib/modules/KVER with symlinks resolved (/lib -> usr/lib), as in the guest
