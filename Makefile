@@ -54,7 +54,7 @@
 #                        options to scripts/bench-ack.sh)
 #   make tools           the userspace tools (userspace-tools/bin/)
 #   make unit            only the unit tests of the control law
-#   make faults          the fault matrix (testbed/faults.sh) for the
+#   make faults          the fault matrix (testbed/faults/run.sh) for the
 #                        algorithms of testbed/algorithms.tsv in the 6.1
 #                        and 6.12 guests -> results/faults/, its table in
 #                        docs/RELIABILITY.md (CASES=a,b or smoke: a subset;

@@ -25,10 +25,10 @@
 #   --fixed-tso   those runs with TSO/GSO on (default: one segment per
 #                 skb, as the testbed's hosts send)
 #
-# In each guest scripts/bench-ack-guest.sh times every call of the hooks
+# In each guest testbed/bench-ack/run.sh times every call of the hooks
 # with the function_graph tracer on the x86-tsc clock, which under -icount
 # shift=0 ticks once per guest instruction; it also times an empty function
-# for the tracer's own share. testbed/summarize_bench_ack.py then writes
+# for the tracer's own share. testbed/bench-ack/summarize.py then writes
 # DIR/summary.json, DIR/summary.csv and DIR/bench-ack.png (the
 # distributions), and DIR/run.json records this command and the commit.
 # Raw data: DIR/RELEASE/.
@@ -99,7 +99,7 @@ for k in "${KERNELS[@]}"; do
 		{ echo "bench-ack: no modules in $mods" >&2; exit 1; }
 	echo "# bench-ack: $rel, modules $mods"
 	scripts/vm-run.sh --kernel "$k" --icount ${SHARE[@]+"${SHARE[@]}"} -- \
-		bash scripts/bench-ack-guest.sh --write-kb "$WRITE_KB" \
+		bash testbed/bench-ack/run.sh --write-kb "$WRITE_KB" \
 		--fixed-mbit "$FIXED" ${GUEST_OPTS[@]+"${GUEST_OPTS[@]}"} \
 		"$mods" "$OUT/$rel" "$SECS" \
 		"$REPS" "${ALG_LIST[@]}"
@@ -109,8 +109,8 @@ done
 # "uncommitted_changes": of the files the benchmark runs, not the tree's.
 /usr/bin/python3 - "$OUT/run.json" "$(git rev-parse HEAD)" \
 	"$([ -n "$KROOT" ] || git status --porcelain -- kmod scripts/bench-ack.sh \
-		scripts/bench-ack-guest.sh scripts/build-kmod.sh \
-		testbed/summarize_bench_ack.py | wc -l)" "${ARGS[@]}" <<'EOF'
+		testbed/bench-ack/run.sh scripts/build-kmod.sh \
+		testbed/bench-ack/summarize.py | wc -l)" "${ARGS[@]}" <<'EOF'
 import json, sys, time
 out, commit, dirty = sys.argv[1:4]
 json.dump({"command": " ".join(["scripts/bench-ack.sh"] + sys.argv[4:]),
@@ -118,7 +118,7 @@ json.dump({"command": " ".join(["scripts/bench-ack.sh"] + sys.argv[4:]),
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
           open(out, "w"), indent=1)
 EOF
-/usr/bin/python3 testbed/summarize_bench_ack.py "$OUT"
+/usr/bin/python3 testbed/bench-ack/summarize.py "$OUT"
 # Never read on past the block: the file may have changed under the run.
 exit
 }

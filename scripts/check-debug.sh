@@ -24,7 +24,7 @@
 #   scripts/check-debug.sh [--no-faults] [--cases A,B,..] [--rate-mbit R]
 #
 #   --no-faults   the kernel tests only (about 10 minutes once built)
-#   --cases       the matrix's cases (testbed/faults.sh --cases; default
+#   --cases       the matrix's cases (testbed/faults/run.sh --cases; default
 #                 all of them, flows1000 and conns10000 last: in this
 #                 slow kernel their thousands of sockets outlive the case
 #                 and hold the module, so every later case's reload
@@ -77,7 +77,7 @@ tap_suite --log "$LOGDIR/kernel-tests.log" \
 	env PT_TEST_SLOW_KERNEL=1 bash kmod/tests/test_debug_kernel.sh "$KMOD/kmod"
 
 if [ "$FAULTS" = 1 ] && [ -z "$CASES" ]; then
-	CASES=$(bash testbed/faults.sh --list-cases | tail -n1 | tr , '\n' |
+	CASES=$(bash testbed/faults/run.sh --list-cases | tail -n1 | tr , '\n' |
 		grep -vxE 'flows1000|conns10000' | paste -sd, -),flows1000,conns10000
 fi
 # The matrix in this kernel is judged by its checkers and the receivers:

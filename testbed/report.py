@@ -31,7 +31,7 @@ import re
 import shutil
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from tblib import order_key, pm  # noqa: E402
 
 args = sys.argv[1:]
@@ -380,7 +380,7 @@ def websearch(rows):
     w("p99.9 is only its largest value.")
     w("")
     loads = sorted({r["load_pct"] for r in main})
-    w("Loads in this run: %s%% of the leaf uplinks (`testbed/websearch.sh"
+    w("Loads in this run: %s%% of the leaf uplinks (`testbed/websearch/run.sh"
       % ", ".join("%g" % x for x in loads))
     w("--help` gives the default set; `testbed/run.sh websearch -- --loads")
     w("L1,L2` runs others).")

@@ -285,7 +285,7 @@ for i in "${!names[@]}"; do
 done
 
 command_of() { # spec out seed -> CMD
-	CMD=(bash "testbed/$EXP.sh" --cc "$1" --out "$2"
+	CMD=(bash "testbed/$EXP/run.sh" --cc "$1" --out "$2"
 	     --kmod-dir "build/kmod-$REL/kmod" ${3:+--seed "$3"} "${EXTRA[@]}")
 	[ "$BPF" = 0 ] || CMD+=(--bpf)
 	[ "$NATIVE" = 1 ] ||
@@ -359,7 +359,7 @@ for p in "${pids[@]}"; do wait "$p" || failed=1; done
 [ "$failed" = 0 ] || { echo "run: an algorithm's run failed (see above)" >&2; exit 1; }
 
 echo "== analysis"
-python3 "testbed/summarize_$EXP.py" "$OUT"
+python3 "testbed/$EXP/summarize.py" "$OUT"
 if [ -n "$NOSAMPLE" ]; then
 	python3 - "$OUT" "${SEEDS[0]}" <<'PY'
 import csv, json, sys
@@ -377,5 +377,5 @@ print("sampling effect on theta_powertcp's goodput (seed %d): %+.2f%% "
 PY
 fi
 echo "== plots"
-/usr/bin/python3 "testbed/plot_$EXP.py" --results "$OUT" --out "$OUT/$EXP.png"
+/usr/bin/python3 "testbed/$EXP/plot.py" --results "$OUT" --out "$OUT/$EXP.png"
 echo "results: $OUT/summary.json, $OUT/summary.csv, $(find "$OUT" -maxdepth 1 -name '*.png' | sort | tr '\n' ' ')"

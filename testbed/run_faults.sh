@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make faults: the fault matrix (testbed/faults.sh) for several algorithms
+# make faults: the fault matrix (testbed/faults/run.sh) for several algorithms
 # in one QEMU guest (-icount) per kernel, one kernel after the other, then
 # the summary, the plot and the table of docs/RELIABILITY.md. One guest
 # per kernel rather than per algorithm (testbed/run.sh faults does that):
@@ -81,7 +81,7 @@ guest() {
 		IFS=, read -r -a algs <<< "$1"; shift
 		rc=0
 		for a in "${algs[@]}"; do
-			bash testbed/faults.sh --cc "$a" --out "$out/$a" \
+			bash testbed/faults/run.sh --cc "$a" --out "$out/$a" \
 				--kmod-dir "$kmod" "$@" || rc=1
 		done
 		exit $rc' faults "$OUT/$1" "build/kmod-$rel/kmod" "$2" \
@@ -127,6 +127,6 @@ PY
 		for p in "${pids[@]}"; do wait "$p" || failed=1; done
 	fi
 done
-python3 testbed/summarize_faults.py "$OUT" --doc "$DOC"
-/usr/bin/python3 testbed/plot_faults.py --results "$OUT" --out "$OUT/faults.png"
+python3 testbed/faults/summarize.py "$OUT" --doc "$DOC"
+/usr/bin/python3 testbed/faults/plot.py --results "$OUT" --out "$OUT/faults.png"
 [ "$failed" = 0 ] || { echo "run_faults: a case or a guest failed (see above)" >&2; exit 1; }

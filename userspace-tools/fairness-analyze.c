@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fairness-analyze: per-phase metrics of one fairness experiment
- * (testbed/fairness.sh) from tcpflows' goodput.csv and flows.csv: one JSON
+ * (testbed/fairness/run.sh) from tcpflows' goodput.csv and flows.csv: one JSON
  * object on stdout or in a file. F flows, flow i active from i * P to
  * (i + F) * P, make 2F - 1 phases of P us with 1, 2, .., F, .., 2, 1
  * flows. Times are us since the experiment epoch. Bad arguments or input

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * param-writer: module parameter writes on a fixed period, for the
- * paramwrites case of testbed/faults.sh.
+ * paramwrites case of testbed/faults/run.sh.
  *
  * It cycles through the --valid writes, then the --invalid ones, one write
  * a tick. Ticks are on an absolute CLOCK_MONOTONIC schedule (start + k *

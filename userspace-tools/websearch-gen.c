@@ -4,7 +4,7 @@
  * sizes from an empirical CDF, as a tcpflows flow file plus a manifest.
  *
  * Hosts are numbered 1..N, split evenly over K leaves in order (host H is
- * on leaf (H-1)/(N/K)+1), named and addressed as testbed/leafspine.sh
+ * on leaf (H-1)/(N/K)+1), named and addressed as testbed/lib/leafspine.sh
  * makes them: namespace PREFIX<H>, address 10.<leaf>.<index>.2.
  *
  * Load: L percent of the busiest link class. Per unit of arrival rate

@@ -6,7 +6,7 @@
 # pair, the sender's egress rate-limited to RATE_MBIT by tbf, the
 # receiver's delayed by DELAY_MS with netem; one iperf3 flow across it.
 # The sourcing script sets NS_S, NS_R, RATE_MBIT, DELAY_MS and MODDIR
-# (scripts/bench-ack-guest.sh takes only veth_pair: NS_S and NS_R).
+# (testbed/bench-ack/run.sh takes only veth_pair: NS_S and NS_R).
 
 # The modules of MODDIR installed for the running kernel.
 setup_modules() {

@@ -42,11 +42,11 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-from tblib import ROOT  # noqa: E402
-from summarize_incast import analyze as analyze_incast  # noqa: E402
-from summarize_fairness import analyze as analyze_fairness  # noqa: E402
-from summarize_websearch import analyze as analyze_websearch  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
+from tblib import ROOT, summarizer  # noqa: E402
+analyze_incast = summarizer("incast").analyze
+analyze_fairness = summarizer("fairness").analyze
+analyze_websearch = summarizer("websearch").analyze
 
 METRICS = ["combined_score", "avg_throughput_mbps", "avg_queue_bytes",
            "p99_queue_bytes", "peak_queue_bytes", "drain_time_us",
@@ -122,7 +122,7 @@ def guest_script(args, suite, cases, kmod, out):
     lines = ["set -euo pipefail", "cd %s" % ROOT]
     for name, rtt, pre, post, seed in cases:
         lines.append(
-            "bash testbed/incast.sh --cc %s --out %s/%s --rate-mbit %d "
+            "bash testbed/incast/run.sh --cc %s --out %s/%s --rate-mbit %d "
             "--rtt-us %d --tau-us %d --pre-us %d --post-us %d --seed %d "
             "--no-headroom --kmod-dir %s"
             % (cc, out, name, suite["rate_mbit"], rtt, rtt, pre, post, seed,
@@ -131,7 +131,7 @@ def guest_script(args, suite, cases, kmod, out):
     if "fairness" in arr:
         f = arr["fairness"]
         lines.append(
-            "bash testbed/fairness.sh --cc %s --out %s/fairness --rate-mbit "
+            "bash testbed/fairness/run.sh --cc %s --out %s/fairness --rate-mbit "
             "%d --rtt-us %d --tau-us %d --phase-rtts %d --seed %d "
             "--no-headroom --kmod-dir %s"
             % (cc, out, suite["rate_mbit"], f["rtt_us"], f["rtt_us"],
@@ -139,7 +139,7 @@ def guest_script(args, suite, cases, kmod, out):
     if "websearch" in arr:
         w = arr["websearch"]
         lines.append(
-            "bash testbed/websearch.sh --cc %s --out %s/websearch --loads %d "
+            "bash testbed/websearch/run.sh --cc %s --out %s/websearch --loads %d "
             "--flows %d --seed %d --no-headroom --kmod-dir %s"
             % (cc, out, w["load"], w["flows"], w["seed"], kmod))
     return "\n".join(lines) + "\n"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# What every experiment (testbed/incast.sh, fairness.sh, websearch.sh)
+# What every experiment (testbed/incast/run.sh, fairness.sh, websearch.sh)
 # shares: the common options and their help, the paper's scaling rule, the
 # algorithm registry (testbed/algorithms.tsv), congestion control specs and
 # module loading, cleanup on any exit, tracing, and the one params.json

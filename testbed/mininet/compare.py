@@ -5,7 +5,7 @@
     testbed/mininet/compare.py NETNS_RESULTS MININET_RESULTS \\
         [--algorithm NAME] [--thr-mbps T] [--queue-pct P] [--queue-bytes B]
 
-Each RESULTS directory is summarized already (summarize_incast.py wrote its
+Each RESULTS directory is summarized already (incast/summarize.py wrote its
 summary.json). For every (algorithm, seed) in both: the throughput must
 agree within T Mbit/s (default 3, 3% of the 100 Mbit/s link) and the
 average queue within P percent of the netns figure or B bytes, whichever

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The star of testbed/topology.sh built by Mininet: the Mininet backend of
-# testbed/incast.sh (--backend mininet). Sourced after topology.sh.
+# The star of testbed/lib/topology.sh built by Mininet: the Mininet backend of
+# testbed/incast/run.sh (--backend mininet). Sourced after topology.sh.
 #
 # Mininet (testbed/mininet/mnnet.py, the topology incast,N of topos.py)
 # creates the hosts (a namespace and a shell each), the switch (a router:

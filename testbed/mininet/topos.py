@@ -12,13 +12,13 @@ sending socket, whose TCP small queues would then throttle it instead of
 the bottleneck (docs/DESIGN.md, "The Mininet backend"); a router receives
 each packet at the IP layer, which releases it from its sender. The nodes,
 addresses, routes and switch port names are those of the netns backend
-(testbed/topology.sh, testbed/leafspine.sh):
+(testbed/lib/topology.sh, testbed/lib/leafspine.sh):
 
   incast,N          the incast's star: the receiver rcv (10.0.0.2) on the
                     router s1's port to_rcv (10.0.0.1; its egress is the
                     bottleneck) and 1 + N senders h1 .. hN+1 (10.0.i.2, on
                     s1's port to_hi, 10.0.i.1): the long flow's host and N
-                    incast senders, as testbed/incast.sh --senders N
+                    incast senders, as testbed/incast/run.sh --senders N
   dumbbell,N        the fairness's N senders h1 .. hN on s1, the receiver
                     rcv on s2, s1-s2 the shared link (10.100.0.1 -
                     10.100.0.2; s1's port to_s2 is the bottleneck)
@@ -31,9 +31,9 @@ addresses, routes and switch port names are those of the netns backend
 
 Every host's interface is eth0, its default route via its router, as in
 the netns backend. The links are plain veth pairs: the rates, delays and
-buffers are the testbed's tc settings, which testbed/incast.sh --backend
+buffers are the testbed's tc settings, which testbed/incast/run.sh --backend
 mininet applies with the same commands as the netns backend
-(testbed/topology.sh); from the mn command line the links are unshaped
+(testbed/lib/topology.sh); from the mn command line the links are unshaped
 (--link tc would shape them Mininet's own way, not the testbed's).
 """
 

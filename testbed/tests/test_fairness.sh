@@ -241,7 +241,7 @@ check "analyzer gives the known answers on a synthetic series" synthetic
 for run in theta_powertcp/seed-1 cubic/seed-2; do
 	cc=${run%/*} d=$OUT/$run
 	check "$cc: short fairness run ($PHASE_RTTS-RTT phases, ${run#*/})" \
-		bash "$ROOT/testbed/fairness.sh" --cc "$cc" --out "$d" \
+		bash "$ROOT/testbed/fairness/run.sh" --cc "$cc" --out "$d" \
 		--phase-rtts $PHASE_RTTS --seed "${run#*seed-}" \
 		--kmod-dir "$KMOD_DIR"
 	check "$cc: CPU headroom measured and sufficient" \
@@ -254,7 +254,7 @@ for run in theta_powertcp/seed-1 cubic/seed-2; do
 	check "$cc: goodput rows at the interval" goodput_interval "$d"
 done
 check "summary table written for both" sh -c "python3 \
-	'$ROOT/testbed/summarize_fairness.py' '$OUT' > '$OUT/table.txt' &&
+	'$ROOT/testbed/fairness/summarize.py' '$OUT' > '$OUT/table.txt' &&
 	grep -c . '$OUT/table.txt'"
 for run in theta_powertcp/seed-1 cubic/seed-2; do
 	check "${run%/*}: analyzer agrees with the raw series" \
@@ -274,7 +274,7 @@ check "the table says whether each goal holds, for both" sh -c "n=\$(grep -E \
 	'^(theta_powertcp|cubic): (Jain >= 0.98 in every multi-flow phase|longest starvation).*: (yes|NO)( |\$)' \
 	'$OUT/table.txt' | wc -l); echo \$n lines; [ \$n = 4 ]"
 check "a bad argument exits 2 with a one-line reason" bad_arg \
-	bash "$ROOT/testbed/fairness.sh" --cc cubic --out /tmp/x --phase-rtts x
+	bash "$ROOT/testbed/fairness/run.sh" --cc cubic --out /tmp/x --phase-rtts x
 check "the analyzer: a bad argument exits 2 with a one-line reason" bad_arg \
 	"$ANALYZE" --goodput "$OUT/cubic/seed-2/goodput.csv" \
 	--flows "$OUT/cubic/seed-2/flows.csv" --algorithm cubic --link-mbps 100 \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The fault matrix's smoke run, inside a booted kernel (make check, one
-# kernel): its bad arguments, then testbed/faults.sh --cases smoke (1%
+# kernel): its bad arguments, then testbed/faults/run.sh --cases smoke (1%
 # loss, cubic -> ours -> cubic on live connections, parameter writes
 # every millisecond, rmmod attempts under load, a reload after every
 # case; not linkdown1s, see docs/RELIABILITY.md) for theta_powertcp, 1 s of traffic per
@@ -27,9 +27,9 @@ CASES=${CASES:-smoke}
 . "$ROOT/testbed/tests/lib.sh"
 
 rm -rf "$OUT"
-export FAULTS_SUMMARIZE=$ROOT/testbed/summarize_faults.py
+export FAULTS_SUMMARIZE=$ROOT/testbed/faults/summarize.py
 mkdir -p "$OUT"
-F=(bash "$ROOT/testbed/faults.sh" --kmod-dir "$KMOD_DIR")
+F=(bash "$ROOT/testbed/faults/run.sh" --kmod-dir "$KMOD_DIR")
 
 check "bad case: one line, exit 2" bad_arg "${F[@]}" --cc cubic --out "$OUT/x" --cases nope
 check "bad duration: one line, exit 2" bad_arg "${F[@]}" --cc cubic --out "$OUT/x" --duration-us 10

@@ -78,8 +78,8 @@ PY
 # IPv6 autoconf (router solicitations, MLD reports at random times).
 idle_bottleneck_silent() {
 	(
-		# shellcheck source=testbed/topology.sh
-		. "$ROOT/testbed/topology.sh"
+		# shellcheck source=testbed/lib/topology.sh
+		. "$ROOT/testbed/lib/topology.sh"
 		TB_RATE_MBIT=100 TB_RTT_US=1160 TB_BUFFER_BYTES=4000000 \
 			TB_CC=cubic tb_star 2 || exit 1
 		sleep 2
@@ -100,7 +100,7 @@ check "the idle star sends nothing through the bottleneck" \
 rm -rf "$OUT"
 for cc in theta_powertcp cubic; do
 	d=$OUT/$cc/seed-1
-	check "$cc: short incast runs" bash "$ROOT/testbed/incast.sh" --cc "$cc" \
+	check "$cc: short incast runs" bash "$ROOT/testbed/incast/run.sh" --cc "$cc" \
 		--out "$d" --pre-us $PRE --post-us $POST \
 		--kmod-dir "$KMOD_DIR"
 	check "$cc: CPU headroom measured and sufficient" \
@@ -111,7 +111,7 @@ for cc in theta_powertcp cubic; do
 	check "$cc: incast senders start at the incast" incast_on_time "$d"
 	check "$cc: queue samples land at the interval" samples_land "$d"
 done
-check "summary table written for both" sh -c "python3 '$ROOT/testbed/summarize_incast.py' \
+check "summary table written for both" sh -c "python3 '$ROOT/testbed/incast/summarize.py' \
 	'$OUT' > '$OUT/table.txt' && grep -c . '$OUT/table.txt'"
 for cc in theta_powertcp cubic; do
 	check "$cc: analyzer agrees with the raw series" analyzer_consistent \
@@ -126,6 +126,6 @@ check "summary.json: every algorithm has the spread of each figure" \
 	n_seeds avg_throughput_mbps avg_queue_bytes p99_queue_bytes \
 	peak_queue_bytes drain_time_us combined_score
 check "a bad argument exits 2 with a one-line reason" bad_arg \
-	bash "$ROOT/testbed/incast.sh" --cc cubic --out /tmp/x --rate-mbit abc
+	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --rate-mbit abc
 
 tap_done

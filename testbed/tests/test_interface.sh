@@ -29,7 +29,7 @@ SHORT=(--senders 2 --pre-us 20000 --post-us 50000 --no-headroom
 incast() { # spec out [options...]
 	local spec=$1 out=$2
 	shift 2
-	bash "$ROOT/testbed/incast.sh" --cc "$spec" --out "$out" "${SHORT[@]}" "$@"
+	bash "$ROOT/testbed/incast/run.sh" --cc "$spec" --out "$out" "${SHORT[@]}" "$@"
 }
 
 build_byo() {
@@ -126,7 +126,7 @@ still() { # module param value
 # rcv_route DELAYED_ACKS WANT: the receiver's route of a star built with
 # DELAYED_ACKS (--delayed-acks) has quickack (WANT 1) or not (WANT 0).
 rcv_route() {
-	bash -c '. "$1/testbed/topology.sh"; DELAYED_ACKS=$2
+	bash -c '. "$1/testbed/lib/topology.sh"; DELAYED_ACKS=$2
 		TB_RATE_MBIT=100 TB_RTT_US=1160 TB_BUFFER_BYTES=100000 tb_star 1
 		ip -n "$TB_RCV" route show default; rc=$?; tb_destroy; exit $rc' \
 		_ "$ROOT" "$1" > "$OUT/route-$1.txt" || return 1
@@ -142,7 +142,7 @@ kill_midway() {
 	# A background job of a script ignores SIGINT; let it have the default.
 	python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execvp(sys.argv[1], sys.argv[1:])' bash "$ROOT/testbed/incast.sh" \
+os.execvp(sys.argv[1], sys.argv[1:])' bash "$ROOT/testbed/incast/run.sh" \
 		--cc cubic --out "$OUT/killed-$sig" --senders 2 --pre-us 5000000 \
 		--post-us 5000000 --no-headroom --kmod-dir "$KMOD_DIR" \
 		> "$OUT/killed-$sig.log" 2>&1 &
@@ -280,7 +280,7 @@ check "the receiver ACKs every segment: its route has quickack" \
 	rcv_route 0 1
 check "--delayed-acks: the receiver's route has no quickack" rcv_route 1 0
 check "--delayed-acks: a short incast, recorded in params.json" sh -c \
-	"bash '$ROOT/testbed/incast.sh' --cc cubic --out '$OUT/delack' \
+	"bash '$ROOT/testbed/incast/run.sh' --cc cubic --out '$OUT/delack' \
 		--senders 2 --pre-us 20000 --post-us 50000 --no-headroom \
 		--delayed-acks > '$OUT/delack.log' 2>&1 &&
 	 grep -q '\"delayed_acks\": true' '$OUT/delack/params.json'"

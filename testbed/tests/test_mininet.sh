@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The Mininet backend, inside a booted kernel: the short incast of
-# test_incast.sh through Mininet (testbed/incast.sh --backend mininet) for
+# test_incast.sh through Mininet (testbed/incast/run.sh --backend mininet) for
 # theta_powertcp and cubic must give the summary.json of the netns backend,
 # figures within the stated tolerance of the netns run with the same seed
 # (testbed/mininet/compare.py; README.md, "Mininet", says why), and the
@@ -96,14 +96,14 @@ rm -rf "$OUT"
 if [ "$SMOKE" = 1 ]; then
 	d=$OUT/mininet/cubic/seed-1
 	check "cubic: a short Mininet incast runs (smoke)" bash \
-		"$ROOT/testbed/incast.sh" --backend mininet --cc cubic --out "$d" \
+		"$ROOT/testbed/incast/run.sh" --backend mininet --cc cubic --out "$d" \
 		--pre-us 20000 --post-us 40000 --no-headroom --kmod-dir "$KMOD_DIR"
 	check "cubic: Mininet: params.json says backend mininet" \
 		backend_is "$d/params.json" mininet
-	check "mininet: summarize_incast.py writes summary.json" sh -c \
-		"python3 '$ROOT/testbed/summarize_incast.py' '$OUT/mininet' > '$OUT/mininet/table.txt'"
+	check "mininet: incast/summarize.py writes summary.json" sh -c \
+		"python3 '$ROOT/testbed/incast/summarize.py' '$OUT/mininet' > '$OUT/mininet/table.txt'"
 	check "a bad --backend exits 2 with a one-line reason" bad_arg \
-		bash "$ROOT/testbed/incast.sh" --cc cubic --out /tmp/x --backend ovs
+		bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --backend ovs
 	check "mnnet.py: a bad topology exits 2 with a one-line reason" bad_arg \
 		/usr/bin/python3 "$ROOT/testbed/mininet/mnnet.py" incast,0
 	check "no Open vSwitch ran" sh -c '! pgrep -x "ovs-vswitchd|ovsdb-server"'
@@ -118,12 +118,12 @@ for cc in theta_powertcp cubic; do
 		rm -f "$d/summary.json"
 		ok "$cc: the netns run is test_incast.sh's (same kernel, windows, seed, module)"
 	else
-		check "$cc: netns incast runs" bash "$ROOT/testbed/incast.sh" \
+		check "$cc: netns incast runs" bash "$ROOT/testbed/incast/run.sh" \
 			--cc "$cc" --out "$d" --pre-us $PRE --post-us $POST \
 			--kmod-dir "$KMOD_DIR"
 	fi
 	d=$OUT/mininet/$cc/seed-1
-	check "$cc: Mininet incast runs" bash "$ROOT/testbed/incast.sh" \
+	check "$cc: Mininet incast runs" bash "$ROOT/testbed/incast/run.sh" \
 		--backend mininet --cc "$cc" --out "$d" --pre-us $PRE \
 		--post-us $POST --kmod-dir "$KMOD_DIR"
 	check "$cc: Mininet: CPU headroom measured and sufficient" \
@@ -134,8 +134,8 @@ for cc in theta_powertcp cubic; do
 		backend_is "$d/params.json" mininet
 done
 for b in netns mininet; do
-	check "$b: summarize_incast.py writes summary.json" sh -c \
-		"python3 '$ROOT/testbed/summarize_incast.py' '$OUT/$b' > '$OUT/$b/table.txt'"
+	check "$b: incast/summarize.py writes summary.json" sh -c \
+		"python3 '$ROOT/testbed/incast/summarize.py' '$OUT/$b' > '$OUT/$b/table.txt'"
 done
 check "summary.json: the same fields for both backends" same_fields \
 	"$OUT/netns/summary.json" "$OUT/mininet/summary.json"
@@ -145,7 +145,7 @@ for cc in theta_powertcp cubic; do
 		"$OUT/netns" "$OUT/mininet"
 done
 check "a bad --backend exits 2 with a one-line reason" bad_arg \
-	bash "$ROOT/testbed/incast.sh" --cc cubic --out /tmp/x --backend ovs
+	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --backend ovs
 check "mnnet.py: a bad topology exits 2 with a one-line reason" bad_arg \
 	/usr/bin/python3 "$ROOT/testbed/mininet/mnnet.py" incast,0
 # Last: mn raises the namespace defaults (fixLimits), the incasts above

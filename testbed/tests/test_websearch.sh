@@ -30,7 +30,7 @@ LATE_US=5000
 rm -rf "$OUT"
 mkdir -p "$OUT"
 awk '!/^#/ && NF == 2 && $1 <= 1000000 { print $1, $2 / 0.7 }' \
-	"$ROOT/testbed/websearch_cdf.txt" > "$OUT/cdf_1mb.txt"
+	"$ROOT/testbed/websearch/cdf.txt" > "$OUT/cdf_1mb.txt"
 
 # Every flow connect()ed within LATE_US of its start, and its handshake
 # took at least (nearly) its propagation RTT.
@@ -142,7 +142,7 @@ PY
 
 for cc in theta_powertcp cubic; do
 	run=$OUT/$cc/load-$LOAD
-	check "$cc: tiny web-search run" bash "$ROOT/testbed/websearch.sh" \
+	check "$cc: tiny web-search run" bash "$ROOT/testbed/websearch/run.sh" \
 		--cc "$cc" --loads "$LOAD" --flows "$FLOWS" --out "$OUT/$cc" \
 		--cdf "$OUT/cdf_1mb.txt" --drain-us 5000000 \
 		--kmod-dir "$KMOD_DIR"
@@ -152,8 +152,8 @@ for cc in theta_powertcp cubic; do
 		params_common "$run/params.json" websearch "$cc"
 	check "$cc: flows start on schedule" on_schedule "$run"
 done
-check "summarize_websearch.py writes the summary" sh -c "python3 \
-	'$ROOT/testbed/summarize_websearch.py' '$OUT' > '$OUT/table.txt' &&
+check "websearch/summarize.py writes the summary" sh -c "python3 \
+	'$ROOT/testbed/websearch/summarize.py' '$OUT' > '$OUT/table.txt' &&
 	grep -c . '$OUT/table.txt'"
 for cc in theta_powertcp cubic; do
 	run=$OUT/$cc/load-$LOAD
@@ -175,7 +175,7 @@ want = {(a, b) for a in ("theta_powertcp", "cubic")
 sys.exit("missing %s" % sorted(want - got) if want - got else 0)' \
 	"$OUT/summary.json"
 check "websearch.sh: a bad argument exits 2 with a one-line reason" \
-	bad_arg bash "$ROOT/testbed/websearch.sh" --cc cubic --out /tmp/x \
+	bad_arg bash "$ROOT/testbed/websearch/run.sh" --cc cubic --out /tmp/x \
 	--load abc
 check "websearch-gen: a bad argument exits 2 with a one-line reason" \
 	bad_arg "$ROOT/userspace-tools/bin/websearch-gen" --load 150

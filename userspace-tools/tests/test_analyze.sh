@@ -4,9 +4,9 @@
 # The analyzers on fixed inputs with known answers: incast-analyze,
 # fairness-analyze and fct-analyze on synthetic CSVs (figures worked out
 # by hand in the comments), their one-line errors; testbed/summarize_
-# incast.py and summarize_fairness.py on several seeds of those inputs
+# incast.py and fairness/summarize.py on several seeds of those inputs
 # (the spread over the seeds, the fairness goals) and report.py on their
-# summaries; testbed/plot_incast.py on a synthetic two-algorithm,
+# summaries; testbed/incast/plot.py on a synthetic two-algorithm,
 # two-seed results directory. No root needed: bash, awk and python3 (json;
 # matplotlib for the plot).
 # Prints KTAP (scripts/tap.sh); exits 1 if any check fails.
@@ -32,7 +32,7 @@ PY3=/usr/bin/python3
 [ -x "$PY3" ] || PY3=python3
 FA=$BIN/fairness-analyze
 FCT=$BIN/fct-analyze
-PLOT=$ROOT/testbed/plot_incast.py
+PLOT=$ROOT/testbed/incast/plot.py
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/test_analyze.XXXXXX")
 
 cleanup() {
@@ -638,7 +638,7 @@ expect_err "fct-analyze: a flow missing from flows.csv" "$FCT" \
 	--load 50 --link-mbps 100 --prop-rtt-rack-us 100 \
 	--prop-rtt-cross-us 200 --algorithm synth
 
-# --- summarize_incast.py, summarize_fairness.py: the seeds ---------------
+# --- incast/summarize.py, fairness/summarize.py: the seeds ---------------
 # Results laid out as testbed/run.sh --seeds does (ALG/seed-S/), from the
 # inputs above; params.json and headroom.json as the experiments write
 # them (the fields the summaries read).
@@ -660,7 +660,7 @@ for s in 1 2 3; do
 	headroom "$R"
 done
 mkdir -p "$S/incast/_nosample/cubic/seed-1" "$S/incast/notes"
-check "summarize_incast.py: three seeds" sh -c "'$PY3' '$TB/summarize_incast.py' \
+check "incast/summarize.py: three seeds" sh -c "'$PY3' '$TB/incast/summarize.py' \
 	'$S/incast' >'$S/incast.txt' && grep -c . '$S/incast.txt'"
 jchecks "$S/incast/summary.json" <<EOF
 seeds.2 3
@@ -676,9 +676,9 @@ algorithms.0.drain_time_us.never 1
 algorithms.0.drain_time_us.n 2
 algorithms.0.peak_queue_bytes.sd 0 0.0005
 EOF
-check "summarize_incast.py: mean ± sd in the table" \
+check "incast/summarize.py: mean ± sd in the table" \
 	grep -E '^cubic +3 .* 34993 ± 23435 .* 26000 ± 0 \+1 never' "$S/incast.txt"
-check "summarize_incast.py: summary.csv, one row per algorithm" sh -c "
+check "incast/summarize.py: summary.csv, one row per algorithm" sh -c "
 	head -n 1 '$S/incast/summary.csv' | grep -q '^algorithm,n_seeds,seeds,.*avg_queue_bytes_mean,avg_queue_bytes_sd,avg_queue_bytes_min,avg_queue_bytes_max' &&
 	[ \$(wc -l < '$S/incast/summary.csv') = 2 ] && echo 2 lines"
 # Fairness: the starvation input as two seeds of theta_powertcp with base
@@ -695,7 +695,7 @@ for s in 1 2; do
 		$((s == 1 ? 1000 : 250)) "$s" >"$R/params.json"
 	headroom "$R"
 done
-check "summarize_fairness.py: two seeds" sh -c "'$PY3' '$TB/summarize_fairness.py' \
+check "fairness/summarize.py: two seeds" sh -c "'$PY3' '$TB/fairness/summarize.py' \
 	'$S/fairness' >'$S/fairness.txt' && grep -c . '$S/fairness.txt'"
 jchecks "$S/fairness/summary.json" <<EOF
 seeds.1 2
@@ -721,13 +721,13 @@ algorithms.0.starvation_goal.max_rtts 80 0.005
 algorithms.0.starvation_goal.seed 2
 algorithms.0.starvation_goal.phase 1
 EOF
-check "summarize_fairness.py: the Jain goal, per algorithm" grep -F \
+check "fairness/summarize.py: the Jain goal, per algorithm" grep -F \
 	"theta_powertcp: Jain >= 0.98 in every multi-flow phase of every seed (2 seeds): yes (min 0.9931" \
 	"$S/fairness.txt"
-check "summarize_fairness.py: the starvation goal, per algorithm" grep -F \
+check "fairness/summarize.py: the starvation goal, per algorithm" grep -F \
 	"theta_powertcp: longest starvation 80.0 RTTs (goal <= 50, 2 seeds): NO" \
 	"$S/fairness.txt"
-check "summarize_fairness.py: summary.csv, one row per phase" sh -c "
+check "fairness/summarize.py: summary.csv, one row per phase" sh -c "
 	head -n 1 '$S/fairness/summary.csv' | grep -q '^algorithm,phase,flows,n_seeds,jain_index_mean,jain_index_sd,jain_index_min,jain_index_max' &&
 	[ \$(wc -l < '$S/fairness/summary.csv') = 4 ] && echo 4 lines"
 check "report.py: RESULTS.md from the seeds' summaries" sh -c "
@@ -749,8 +749,8 @@ check "report.py --keep: the other experiments' sections stay" sh -c "
 	'$PY3' '$TB/report.py' '$S/fonly' '$S/docs2' >/dev/null &&
 	! grep -q '^## 10:1 incast' '$S/docs2/RESULTS.md' &&
 	grep -q '^## Fairness' '$S/docs2/RESULTS.md' && echo kept, then dropped"
-check "summarize_fairness.py: no runs, one line" sh -c "mkdir -p '$S/none/x'
-	! '$PY3' '$TB/summarize_fairness.py' '$S/none' 2>'$S/none.err' &&
+check "fairness/summarize.py: no runs, one line" sh -c "mkdir -p '$S/none/x'
+	! '$PY3' '$TB/fairness/summarize.py' '$S/none' 2>'$S/none.err' &&
 	[ \$(wc -l < '$S/none.err') = 1 ] && cat '$S/none.err'"
 
 # --- the evolution's objective (testbed/evolve/evaluate.py) ---------------
@@ -793,7 +793,7 @@ print(got)"
 # The JSON checks queued above.
 jchecks_run
 
-# --- plot_incast.py ------------------------------------------------------
+# --- incast/plot.py ------------------------------------------------------
 # Two algorithms, two seeds each (ALG/seed-S, as testbed/run.sh lays them
 # out), 0.5 ms samples over 0.5 s, incast at 200 ms, analysed to 400 ms,
 # 100 Mbit/s: a short queue spike for theta_powertcp, a long one and a
@@ -804,7 +804,7 @@ for p in /usr/bin/python3 python3; do
 	"$p" -c 'import matplotlib, numpy' 2>/dev/null && PY=$p
 done
 if [ -z "$PY" ]; then
-	skip "plot_incast.py" "no python3 with matplotlib and numpy"
+	skip "incast/plot.py" "no python3 with matplotlib and numpy"
 else
 	P=$OUT/results
 	for run in cubic/seed-1 cubic/seed-2 theta_powertcp/seed-1 \
@@ -846,9 +846,9 @@ else
 	cp "$P/cubic/seed-1/qdisc.csv" "$P/_nosample/theta_powertcp/seed-1/"
 	if "$PY" "$PLOT" --results "$P" --out "$OUT/fig.png" --title "synthetic incast" 2>"$OUT/plot.err" &&
 	   [ ! -s "$OUT/plot.err" ]; then
-		ok "plot_incast.py runs (seed 1 of 2, two algorithms)"
+		ok "incast/plot.py runs (seed 1 of 2, two algorithms)"
 	else
-		not_ok "plot_incast.py: $(cat "$OUT/plot.err")"
+		not_ok "incast/plot.py: $(cat "$OUT/plot.err")"
 	fi
 	for f in fig.png fig_cdf.png; do
 		size=$(wc -c <"$OUT/$f" 2>/dev/null || echo 0)
@@ -863,9 +863,9 @@ else
 	"$PY" "$PLOT" --results "$OUT/noalgs" --out "$OUT/none.png" 2>"$OUT/plot.err"
 	rc=$?
 	if [ $rc -ne 0 ] && [ "$(wc -l <"$OUT/plot.err")" -eq 1 ] && [ ! -e "$OUT/none.png" ]; then
-		ok "plot_incast.py without algorithms fails: $(cat "$OUT/plot.err")"
+		ok "incast/plot.py without algorithms fails: $(cat "$OUT/plot.err")"
 	else
-		not_ok "plot_incast.py without algorithms: exit $rc, $(cat "$OUT/plot.err")"
+		not_ok "incast/plot.py without algorithms: exit $rc, $(cat "$OUT/plot.err")"
 	fi
 fi
 

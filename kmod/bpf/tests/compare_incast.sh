@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The module and the BPF build, side by side in the 10:1 incast: for each
-# algorithm and seed, testbed/incast.sh with the kernel module and with the
+# algorithm and seed, testbed/incast/run.sh with the kernel module and with the
 # BPF build, in the same booted kernel, then their throughput and queue.
 # Under -icount the two should agree closely: one control law, two ways of
 # running it. Runs as root inside a guest that can load modules:
@@ -16,7 +16,7 @@
 # and each build's spread over them, the yardstick of the difference: runs
 # of one build differ too, from boot to boot and seed to seed. KMOD_DIR
 # holds the modules built for the running kernel; userspace-tools must be
-# built (make tools bpf). The module runs load our module (testbed/incast.sh
+# built (make tools bpf). The module runs load our module (testbed/incast/run.sh
 # does, with tau and the line rate as insmod parameters), the BPF runs use
 # incast.sh --bpf, which sets the same parameters with powertcp-bpf.
 set -euo pipefail
@@ -60,13 +60,13 @@ for cc in $ALGS; do
 	for seed in $SEEDS; do
 		run=$OUT/$cc-s$seed
 		echo "# $cc, seed $seed: kernel module"
-		bash "$ROOT/testbed/incast.sh" --cc "$cc" --out "$run-module" \
+		bash "$ROOT/testbed/incast/run.sh" --cc "$cc" --out "$run-module" \
 			--kmod-dir "$KMOD" --no-headroom --seed "$seed" "$@"
 		rmmod "tcp_$cc"
 		analyze "$run-module"
 
 		echo "# $cc, seed $seed: BPF build"
-		bash "$ROOT/testbed/incast.sh" --cc "$cc" --out "$run-bpf" \
+		bash "$ROOT/testbed/incast/run.sh" --cc "$cc" --out "$run-bpf" \
 			--bpf --no-headroom --seed "$seed" "$@"
 		"$BIN" unload "$cc"
 		analyze "$run-bpf"

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarize incast runs: analyze each run's raw data, aggregate the seeds.
 
-    testbed/summarize_incast.py RESULTS_DIR
+    testbed/incast/summarize.py RESULTS_DIR
 
-RESULTS_DIR/ALG/seed-S/ holds one run of testbed/incast.sh (params.json,
+RESULTS_DIR/ALG/seed-S/ holds one run of testbed/incast/run.sh (params.json,
 headroom.json, qdisc.csv, goodput.csv, flows.csv), as testbed/run.sh
 incast --seeds lays them out. For each, runs userspace-tools/bin/
 incast-analyze over the incast window (incast start to end) and writes
@@ -24,7 +24,9 @@ be the VM's CPU, not the switch.
 import os
 import sys
 
-from tblib import (analyze_run, pm, print_table, refuse_if_starved,
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from tblib import (analyze_run, pm, print_table, refuse_if_starved,  # noqa: E402
                    seed_runs, spread, spread_columns, write_summary)
 # The table's figures and their formats.
 COLUMNS = [("avg_throughput_mbps", "%.2f"), ("link_rate_mbps", "%.0f"),

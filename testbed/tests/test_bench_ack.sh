@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The per-ACK cost benchmark's smoke run, inside a booted kernel under
-# -icount (make check, one kernel): scripts/bench-ack-guest.sh for
+# -icount (make check, one kernel): testbed/bench-ack/run.sh for
 # theta_powertcp, bbr and cubic, 1 s of traffic each and one headroom
-# repetition, then testbed/summarize_bench_ack.py on its output. It checks
+# repetition, then testbed/bench-ack/summarize.py on its output. It checks
 # that the benchmark measures what it says (every timed ACK ran the
 # algorithm's own hooks, the tracer's overhead was timed, no trace buffer
 # overran, a headroom and a retransmission count per algorithm), not the
 # figures themselves: those are make bench-ack's (docs/RESULTS.md).
 #
-#   scripts/tests/test_bench_ack.sh KMOD_DIR
+#   testbed/tests/test_bench_ack.sh KMOD_DIR
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +24,7 @@ ALGS=(theta_powertcp bbr cubic)
 
 rm -rf "$OUT"
 mkdir -p "$OUT/guest"
-G=(bash "$ROOT/scripts/bench-ack-guest.sh")
+G=(bash "$ROOT/testbed/bench-ack/run.sh")
 
 check "no arguments: usage, non-zero" sh -c \
 	'! "$@" > /dev/null 2>&1' _ "${G[@]}"
@@ -98,7 +98,7 @@ PY
 # summarize_bench_ack.py reads OUT/RELEASE/ (what bench-ack.sh writes).
 mkdir -p "$OUT/sum" && ln -sfn "$OUT/guest" "$OUT/sum/$(uname -r)"
 check "summarize_bench_ack.py: summary, net medians > 0, the plot" sh -c \
-	'python3 "$1/testbed/summarize_bench_ack.py" "$2" > "$2/table.txt" &&
+	'python3 "$1/testbed/bench-ack/summarize.py" "$2" > "$2/table.txt" &&
 	 [ -s "$2/bench-ack.png" ] &&
 	 python3 -c "
 import json, sys

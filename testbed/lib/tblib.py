@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared pieces of the testbed's summarize_*.py scripts."""
+"""Shared pieces of the testbed's summarizers and plots (testbed/EXP/*.py)."""
 import csv
+import importlib.util
 import json
 import math
 import os
@@ -8,7 +9,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REGISTRY = os.path.join(ROOT, "testbed", "algorithms.tsv")
 
 
@@ -45,6 +46,15 @@ def style(name, i=0):
 def tool(name):
     """Path of a userspace-tools binary."""
     return os.path.join(ROOT, "userspace-tools", "bin", name)
+
+
+def summarizer(exp):
+    """testbed/@exp/summarize.py as a module (its analyze() and the rest)."""
+    path = os.path.join(ROOT, "testbed", exp, "summarize.py")
+    spec = importlib.util.spec_from_file_location("summarize_" + exp, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def seed_runs(res, prog, marker="params.json"):

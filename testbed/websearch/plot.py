@@ -2,19 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 """Plot web-search slowdowns: p99.9 FCT slowdown vs flow size.
 
-    /usr/bin/python3 testbed/plot_websearch.py --results DIR [--out PNG]
+    /usr/bin/python3 testbed/websearch/plot.py --results DIR [--out PNG]
         [--percentile p999|p99|p50]
 
-Reads DIR/summary.json (testbed/summarize_websearch.py): one panel per
+Reads DIR/summary.json (testbed/websearch/summarize.py): one panel per
 load, one line per algorithm over the fine size buckets (x: the bucket's
 median flow size, log; y: slowdown, log). Points whose bucket has fewer
 than 1000 completed flows (p99.9 not meaningful) are drawn hollow.
 """
+import sys
 import argparse
 import json
 import os
 
-from plotlib import label, order_key, style
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from plotlib import label, order_key, style  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 from matplotlib import ticker
 NAMES = {"p999": "p99.9", "p99": "p99", "p50": "p50"}

@@ -3,9 +3,9 @@
 """The fault matrix in one figure: per kernel, each case's goodput of every
 algorithm relative to cubic's in the same case (bars), a cross on a case
 that failed, and the longest gap without progress against the case's
-stall bound (dots). From DIR/summary.json (testbed/summarize_faults.py).
+stall bound (dots). From DIR/summary.json (testbed/faults/summarize.py).
 
-    /usr/bin/python3 testbed/plot_faults.py --results DIR --out DIR/faults.png
+    /usr/bin/python3 testbed/faults/plot.py --results DIR --out DIR/faults.png
 """
 import argparse
 import json
@@ -16,7 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
 try:
     import tblib  # noqa: E402
     COLOUR = {n: tblib.registry()[n]["colour"] for n in tblib.registry()}

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarize a per-ACK cost benchmark (scripts/bench-ack.sh).
 
-    testbed/summarize_bench_ack.py DIR
+    testbed/bench-ack/summarize.py DIR
 
 DIR holds one directory per kernel release, written by
-scripts/bench-ack-guest.sh: ALG.calls, empty.calls, headroom.csv,
+testbed/bench-ack/run.sh: ALG.calls, empty.calls, headroom.csv,
 meta.json. Writes DIR/summary.json, DIR/summary.csv and DIR/bench-ack.png.
 
 Per algorithm and kernel, over the ACKs that ran its hooks: the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The fault matrix for one congestion control (docs/RELIABILITY.md): each
-# case builds the star of testbed/topology.sh anew, adds its fault (loss,
+# case builds the star of testbed/lib/topology.sh anew, adds its fault (loss,
 # reordering, a link down, a blackhole, an odd MTU, a wrong tau, parameter
 # writes, rmmod attempts...) and runs flows whose every byte the receiver
 # checks (tcpflows --verify). A case passes if every flow finishes, every
@@ -10,7 +10,7 @@
 # progress, and the kernel logs nothing bad. Runs as root where modules
 # can be loaded: inside the QEMU guest (testbed/run.sh faults does that).
 #
-#   testbed/faults.sh --cc SPEC --out DIR [--cases A,B,..] [options]
+#   testbed/faults/run.sh --cc SPEC --out DIR [--cases A,B,..] [options]
 #
 # Prints KTAP, one result per case; OUT/CASE/ holds flows.csv, verify.csv,
 # case.json (the figures), dmesg.txt and ss-hN.txt (the senders' sockets
@@ -21,12 +21,12 @@
 # shellcheck disable=SC2015
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TB_PROG=faults
 # shellcheck source=testbed/lib/common.sh
 . "$ROOT/testbed/lib/common.sh"
-# shellcheck source=testbed/topology.sh
-. "$ROOT/testbed/topology.sh"
+# shellcheck source=testbed/lib/topology.sh
+. "$ROOT/testbed/lib/topology.sh"
 # shellcheck source=scripts/tap.sh
 . "$ROOT/scripts/tap.sh"
 
@@ -40,7 +40,7 @@ TB_NO_OPTS='--no-sample --trace --start-jitter-us --ecn-k-bytes'
 
 usage() {
 	cat <<USAGE
-usage: testbed/faults.sh --cc SPEC --out DIR [options]
+usage: testbed/faults/run.sh --cc SPEC --out DIR [options]
   --cases A,B,..      the cases (default: all of them), or 'smoke' for
                       $(IFS=,; echo "${SMOKE_CASES[*]}"); all:
                       $(IFS=,; echo "${ALL_CASES[*]}")
@@ -380,7 +380,7 @@ run_case() {
 			RELOAD=${RELOAD//\"/\'}
 		fi
 	fi
-	python3 "$ROOT/testbed/lib/faults_case.py" --dir "$dir" --case "$name" \
+	python3 "$ROOT/testbed/faults/case.py" --dir "$dir" --case "$name" \
 		--cc "$CC" --tcpflows-rc "$rc" --stop-us "$C_STOP_US" \
 		--bound-us "$C_BOUND_US" --flows "$C_FLOWS" --bytes "$C_BYTES" \
 		--reload "$RELOAD" --bad-log "$BAD_LOG" --note "$C_NOTE" \

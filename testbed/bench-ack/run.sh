@@ -4,7 +4,7 @@
 # The guest half of scripts/bench-ack.sh: runs as root in a kernel booted
 # under -icount (scripts/vm-run.sh --icount), never on a host.
 #
-#   scripts/bench-ack-guest.sh [--write-kb N] [--fixed-mbit R] [--fixed-tso]
+#   testbed/bench-ack/run.sh [--write-kb N] [--fixed-mbit R] [--fixed-tso]
 #                              MODDIR OUTDIR SECONDS REPS ALG...
 #
 # --write-kb: the size of iperf3's writes (-l), default 128 KB, iperf3's
@@ -125,7 +125,7 @@ load() {
 }
 
 # shellcheck source=kmod/tests/path.sh
-. "$(dirname "$0")/../kmod/tests/path.sh"	# veth_pair
+. "$(dirname "$0")/../../kmod/tests/path.sh"	# veth_pair
 
 topology() {
 	ip netns del "$NS_S" 2>/dev/null
@@ -138,7 +138,7 @@ topology() {
 		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBIT}mbit \
 			burst 15kb limit 300kb || die "tbf failed" ;;
 	fixed)
-		# The testbed's host NIC (testbed/topology.sh, tb_host_nic):
+		# The testbed's host NIC (testbed/lib/topology.sh, tb_host_nic):
 		# one segment per skb. With TSO, a burst of two 64 KB skbs:
 		# tbf splits in software a GSO skb larger than its burst,
 		# which would be measured instead.

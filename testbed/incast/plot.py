@@ -21,7 +21,9 @@ import json
 import os
 import sys
 
-from plotlib import label, read_csv, seeded_dirs, seeds_of, style
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from plotlib import label, read_csv, seeded_dirs, seeds_of, style  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 import numpy as np
 PROG = "plot_incast.py"

@@ -3,30 +3,30 @@
 #
 # The web-search experiment of the PowerTCP paper (Figure 7's shape) for
 # one congestion control at one load, on the leaf-spine fabric of
-# testbed/leafspine.sh. Runs as root where modules can be loaded: inside
+# testbed/lib/leafspine.sh. Runs as root where modules can be loaded: inside
 # the QEMU guest (scripts/vm-run.sh --icount) or natively.
 #
-#   testbed/websearch.sh --cc SPEC --out DIR [--loads 20,50,80] [options]
+#   testbed/websearch/run.sh --cc SPEC --out DIR [--loads 20,50,80] [options]
 #
 # Flows arrive as a Poisson process between random host pairs, sizes from
-# testbed/websearch_cdf.txt (userspace-tools/websearch-gen); every host
+# testbed/websearch/cdf.txt (userspace-tools/websearch-gen); every host
 # both sends and receives; one tcpflows process runs them all. Each load
 # runs on a fresh topology; raw data go to DIR/load-L/ (flows.csv,
 # manifest.csv, flowfile.txt, gen.json, headroom.json, params.json,
-# qdisc_stats.txt); testbed/summarize_websearch.py RESULTS analyzes
+# qdisc_stats.txt); testbed/websearch/summarize.py RESULTS analyzes
 # RESULTS/ALG/load-L/ (so --out RESULTS/ALG).
 {
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TB_PROG=websearch
 # shellcheck source=testbed/lib/common.sh
 . "$ROOT/testbed/lib/common.sh"
-# shellcheck source=testbed/leafspine.sh
-. "$ROOT/testbed/leafspine.sh"
+# shellcheck source=testbed/lib/leafspine.sh
+. "$ROOT/testbed/lib/leafspine.sh"
 
 LOADS=20,50,80 FLOWS=300 RATE_MBIT=25 UPLINK_MBIT='' LEAVES=2 HPL=4
-PAIRS=any DRAIN_US='' LONE=0 CDF=$ROOT/testbed/websearch_cdf.txt
+PAIRS=any DRAIN_US='' LONE=0 CDF=$ROOT/testbed/websearch/cdf.txt
 TB_NO_OPTS=--no-sample
 TB_TAU_HELP="the largest base RTT, cross-leaf: a flow whose RTT
                       is above tau sees power > 1 on an empty network and
@@ -34,7 +34,7 @@ TB_TAU_HELP="the largest base RTT, cross-leaf: a flow whose RTT
 
 usage() {
 	cat <<USAGE
-usage: testbed/websearch.sh --cc SPEC --out DIR [options]
+usage: testbed/websearch/run.sh --cc SPEC --out DIR [options]
   --loads L1,L2,...   offered loads, percent of the busiest link class (the
                       leaf uplinks at the defaults; see websearch-gen --help),
                       one run each into DIR/load-L (default 20,50,80; the CI
@@ -52,7 +52,7 @@ usage: testbed/websearch.sh --cc SPEC --out DIR [options]
   --pairs any|cross   any host pair (default) or cross-leaf pairs only
   --drain-us T        run after the last arrival (default 5 x the largest
                       flow at R)
-  --cdf F             flow size CDF (default testbed/websearch_cdf.txt)
+  --cdf F             flow size CDF (default testbed/websearch/cdf.txt)
   --lone              validation of the ideal FCT instead of the workload:
                       flows of 1 kB, 10 kB, 100 kB, 1 MB and 10 MB, in-rack
                       (h1 -> h2) and cross-leaf (h1 -> first host of leaf 2),

@@ -3,9 +3,9 @@
 """Summarize fairness runs: analyze each run's raw data, aggregate the
 seeds, check the goals.
 
-    testbed/summarize_fairness.py RESULTS_DIR
+    testbed/fairness/summarize.py RESULTS_DIR
 
-RESULTS_DIR/ALG/seed-S/ holds one run of testbed/fairness.sh (params.json,
+RESULTS_DIR/ALG/seed-S/ holds one run of testbed/fairness/run.sh (params.json,
 headroom.json, goodput.csv, flows.csv), as testbed/run.sh fairness --seeds
 lays them out. For each, runs userspace-tools/bin/fairness-analyze with
 the run's parameters (phase length, convergence allowance settle_us, link
@@ -40,7 +40,9 @@ import os
 import subprocess
 import sys
 
-from tblib import (analyze_run, pm, print_table, refuse_if_starved,
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from tblib import (analyze_run, pm, print_table, refuse_if_starved,  # noqa: E402
                    seed_runs, spread, spread_columns, write_summary)
 JAIN_GOAL = 0.98	# in every multi-flow phase of every seed
 STARVE_GOAL_RTTS = 50	# the longest below STARVE_FRACTION of the share

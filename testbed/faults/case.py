@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""One case of testbed/faults.sh: its figures from tcpflows' flows.csv and
+"""One case of testbed/faults/run.sh: its figures from tcpflows' flows.csv and
 verify.csv (--verify), the kernel log lines it produced and its action's
 counters, into DIR/case.json, with the verdict and a one-line summary.
 

@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The fairness experiment of the PowerTCP paper (Figure 6's shape) for one
-# congestion control, on the star topology of testbed/topology.sh: four
+# congestion control, on the star topology of testbed/lib/topology.sh: four
 # senders to one receiver through the bottleneck, flow i (from tb_h(i+1))
 # active from i to i+4 phases, so 1, 2, 3, 4, 3, 2, 1 flows share the link.
 # Runs as root where modules can be loaded: inside the QEMU guest
 # (scripts/vm-run.sh) or natively.
 #
-#   testbed/fairness.sh --cc SPEC --out DIR [options]
+#   testbed/fairness/run.sh --cc SPEC --out DIR [options]
 #
-# Scaling: as testbed/incast.sh, the paper's 25 Gb/s, 4.64 us in-rack RTT
+# Scaling: as testbed/incast/run.sh, the paper's 25 Gb/s, 4.64 us in-rack RTT
 # and 4 MB buffer become, at R Mb/s, a time scale of 25000/R. The paper's
 # 100 ms phases (21552 base RTTs) are NOT kept: a phase is --phase-rtts
 # base RTTs (default 400, 3.25 s of experiment at 100 Mb/s). That is a
@@ -19,12 +19,12 @@
 # run stays short enough for a TCG guest.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TB_PROG=fairness
 # shellcheck source=testbed/lib/common.sh
 . "$ROOT/testbed/lib/common.sh"
-# shellcheck source=testbed/topology.sh
-. "$ROOT/testbed/topology.sh"
+# shellcheck source=testbed/lib/topology.sh
+. "$ROOT/testbed/lib/topology.sh"
 
 RATE_MBIT=100 FLOWS=4 PHASE_RTTS=400 INTERVAL_US='' TAIL_US='' SETTLE_US=''
 LOWAT=''
@@ -32,7 +32,7 @@ PAPER_PHASE_RTTS=21552	# 100 ms / 4.64 us
 
 usage() {
 	cat <<USAGE
-usage: testbed/fairness.sh --cc SPEC --out DIR [options]
+usage: testbed/fairness/run.sh --cc SPEC --out DIR [options]
   --phase-rtts N      length of each of the 7 phases in base RTTs (default
                       400). The paper's phases are 100 ms = 21552 base RTTs;
                       this deliberately compresses them (~54x at 400), as

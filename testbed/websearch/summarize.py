@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarize web-search runs: FCT slowdowns per algorithm, load and bucket.
 
-    testbed/summarize_websearch.py RESULTS_DIR
+    testbed/websearch/summarize.py RESULTS_DIR
 
-RESULTS_DIR/ALG/load-L/ holds one run of testbed/websearch.sh (params.json,
+RESULTS_DIR/ALG/load-L/ holds one run of testbed/websearch/run.sh (params.json,
 headroom.json, manifest.csv, flows.csv, ...). For each, runs
 userspace-tools/bin/fct-analyze (writing fct.json and per_flow.csv there),
 then writes RESULTS_DIR/summary.json: one row per algorithm, load and size
@@ -22,7 +22,9 @@ import os
 import subprocess
 import sys
 
-from tblib import order_key, refuse_if_starved, tool, write_summary
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from tblib import order_key, refuse_if_starved, tool, write_summary  # noqa: E402
 
 ANALYZE = tool("fct-analyze")
 KEYS = ["algorithm", "load_pct", "bucket", "lo_bytes", "hi_bytes", "flows",

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # A two-tier leaf-spine fabric of network namespaces for the web-search
-# experiment. Sourced by testbed/websearch.sh (it sources topology.sh for
+# experiment. Sourced by testbed/websearch/run.sh (it sources topology.sh for
 # tb_link, tb_load_cc, tb_destroy, tb_die). Needs root, iproute2, ethtool
 # and the veth, sch_tbf, sch_netem (and for ECN marking sch_red) modules.
 #
@@ -42,7 +42,7 @@
 # shellcheck disable=SC2015
 
 TB_SPINE=tb_s1
-# shellcheck source=testbed/topology.sh
+# shellcheck source=testbed/lib/topology.sh
 . "$(dirname "${BASH_SOURCE[0]}")/topology.sh"
 
 ls_leaf_ns() { echo "tb_l$1"; }

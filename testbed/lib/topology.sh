@@ -33,7 +33,7 @@ TB_BOTTLENECK_DEV=to_rcv
 tb_host() { echo "tb_h$1"; }
 
 # shellcheck source=testbed/lib/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # tb_headroom CHECK RATE_MBIT DURATION_US WORKDIR JSON TCPFLOWS_ARGS...
 # The CPU headroom check, on a topology whose rate limit is gone

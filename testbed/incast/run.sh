@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The 10:1 incast of the PowerTCP paper for one congestion control, on the
-# star topology of testbed/topology.sh. Runs as root where modules can be
+# star topology of testbed/lib/topology.sh. Runs as root where modules can be
 # loaded: inside the QEMU guest (testbed/run.sh does that) or natively.
 #
-#   testbed/incast.sh --cc SPEC --out DIR [options]
+#   testbed/incast/run.sh --cc SPEC --out DIR [options]
 #
 # Scaling (docs/DESIGN.md): the paper's 25 Gb/s, 4.64 us in-rack RTT and
 # 4 MB buffer become, at R Mb/s, a time scale of 25000/R: same flows, same
@@ -14,23 +14,23 @@
 # RTTs, then 1300 more with the incast.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TB_PROG=incast
 # shellcheck source=testbed/lib/common.sh
 . "$ROOT/testbed/lib/common.sh"
-# shellcheck source=testbed/topology.sh
-. "$ROOT/testbed/topology.sh"
+# shellcheck source=testbed/lib/topology.sh
+. "$ROOT/testbed/lib/topology.sh"
 
 RATE_MBIT=100 SENDERS=10 PRE_US='' POST_US='' SAMPLE_US='' BACKEND=netns
 
 usage() {
 	cat <<USAGE
-usage: testbed/incast.sh --cc SPEC --out DIR [options]
+usage: testbed/incast/run.sh --cc SPEC --out DIR [options]
   --senders N         incast senders besides the long flow (default 10)
   --pre-us T          long flow alone before the incast (default 860 RTTs)
   --post-us T         run after the incast starts (default 1300 RTTs)
   --sample-us T       queue sampling interval (default 1.5 x base RTT)
-  --backend B         netns (default): the star of testbed/topology.sh;
+  --backend B         netns (default): the star of testbed/lib/topology.sh;
                       mininet: the same star built by Mininet (a Linux
                       bridge, no controller; testbed/mininet/star.sh),
                       with the same link settings, traffic and analysis

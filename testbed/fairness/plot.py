@@ -7,8 +7,8 @@
 
 DIR holds one subdirectory per algorithm, named after it, and in it one
 per seed, seed-S (testbed/run.sh fairness --seeds), written by
-testbed/fairness.sh (params.json, goodput.csv) and, for the Jain index of
-each phase, testbed/summarize_fairness.py (summary.json). Each panel shows
+testbed/fairness/run.sh (params.json, goodput.csv) and, for the Jain index of
+each phase, testbed/fairness/summarize.py (summary.json). Each panel shows
 one seed, S (default: the lowest there is): the goodput of every flow over
 time (Mb/s over each goodput interval, or a moving average over N of them
 with --smooth N), the phase boundaries as light vertical lines, the fair
@@ -26,7 +26,9 @@ import json
 import os
 import sys
 
-from plotlib import label, read_csv, seeded_dirs, seeds_of
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from plotlib import label, read_csv, seeded_dirs, seeds_of  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 from matplotlib.transforms import offset_copy  # noqa: E402
 import numpy as np
