@@ -1,79 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# θ-PowerTCP and PowerTCP-evo for Linux.
+# θ-PowerTCP and PowerTCP-evo for Linux: the modules, their tests, the
+# testbed's experiments. `make help` lists the targets; each one is
+# documented where it is defined (the "##" line).
 #
-#   make                 build the modules for the running kernel (or KDIR=)
-#   make install         install them (updates/) and run depmod
-#   make dkms-install    install the sources into DKMS (/usr/src/powertcp-
-#                        VERSION), which builds them for the running kernel
-#                        (or KVER=) and every kernel installed later
-#   make dkms-uninstall  remove them from DKMS and every kernel
-#   make deb             build/deb/powertcp-dkms_VERSION_all.deb (dh-dkms),
-#                        lintian-checked; install it with apt install ./FILE
-#   make quick           the fast tests, no root, no QEMU, under a
-#                        minute: unit tests of the control law, a 3 s fuzz
-#                        (FUZZ_SECONDS=), the tools' unit tests, tcpflows on
-#                        loopback, the analyzers on fixed inputs (KTAP)
-#   make check           the whole test suite (root): setup, builds against
-#                        6.1 and 6.12 with sparse, checkpatch, make quick
-#                        with a 20 s fuzz, make deb, kernel tests (with
-#                        line_rate_auto), the tools' namespace test and
-#                        the testbed pipelines booted under QEMU
-#   make check-dkms      the package in a guest (root, long: DKMS compiles
-#                        under TCG, about 1000 s a kernel on a loaded
-#                        host): DKMS builds for 6.12, then for 6.1 when its
-#                        headers appear; autoload, opt-in files, purge
-#   make incast          the 10:1 incast reproduction (results/incast/,
-#                        docs/RESULTS.md), every algorithm with SEEDS seeds
-#                        (default 3: seeds 1..3; or a list, SEEDS=4,7)
-#   make fairness        four flows arriving and leaving (results/fairness/),
-#                        SEEDS as for incast
-#   make websearch       web-search FCT slowdowns (results/websearch/)
-#   make reproduce       all three, and docs/RESULTS.md
-#   make evolve          the evolution search of powertcp_evo (results/evolve/;
-#                        resumes; TRIALS=N more trials, default 40)
-#   make evolve-rankcheck  short windows vs full-length runs on a sample
-#   make evolve-heldout  fairness (3 seeds) and a 20:1 incast, theta vs evo
-#   make idle-probe      one flow on an idle 50 Mbit/s path, automatic tau:
-#                        what evo moves at each IDLE_SETS parameter set
-#                        against theta, 6.1 and 6.12 guests side by side
-#   make evolve-websearch  web search, theta vs evo, 2000 flows (about 1080
-#                        under 100 KB) at 50% and 80% load: p99.9 of the
-#                        short flows is a real percentile (about 47 min on
-#                        an idle two-core host)
-#   make bpf             the BPF struct_ops builds (kmod/bpf/) and their
-#                        loader, userspace-tools/bin/powertcp-bpf, for hosts
-#                        without module support; vmlinux.h from the running
-#                        kernel's BTF, or BTF=FILE (a vmlinux or raw BTF)
-#   make bench-ack       the per-ACK cost benchmark: instructions per call of
-#                        the ACK path of theta_powertcp, powertcp_evo, bbr,
-#                        dctcp and cubic, the CPU headroom and the CPU per
-#                        byte at 100 Mbit/s, on 6.1 and
-#                        6.12 under -icount (results/bench-ack/; a
-#                        benchmark, asserts nothing; BENCH_ARGS= passes
-#                        options to scripts/bench-ack.sh)
-#   make tools           the userspace tools (userspace-tools/bin/)
-#   make unit            only the unit tests of the control law
-#   make faults          the fault matrix (testbed/faults/run.sh) for the
-#                        algorithms of testbed/algorithms.tsv in the 6.1
-#                        and 6.12 guests -> results/faults/, its table in
-#                        docs/RELIABILITY.md (CASES=a,b or smoke: a subset;
-#                        FAULTS_KERNELS="6.1 6.12")
-#   make fuzz-long       10^8 executions of the control law's fuzz harness
-#                        and the branch coverage of pt_on_rtt
-#                        (build/fuzz-long/; RUNS=, FUZZ_SECONDS=)
+# Three tiers of tests: make quick (no root, under a minute), make check
+# (what CI runs, root, under 30 minutes from a fresh clone) and the long
+# targets (faults, check-debug, check-dkms, fuzz-long, evolve, websearch,
+# bench-ack) that make check covers with short smoke versions.
+#
+# The experiments write under results/ only, their report to
+# results/RESULTS.md (testbed/report.py); the committed docs/RESULTS.md,
+# docs/img/ and the fault tables change only by make update-docs.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-all: modules
+all: modules ## build the modules for the running kernel (or KDIR=)
 
-modules:
+modules: ## the same as make
 	@test -f $(KDIR)/Makefile || { echo "make: no kernel build tree at" \
 		"$(KDIR): install linux-headers-$$(uname -r) or pass KDIR=" >&2; \
 		exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-install: modules
+install: modules ## install the modules (updates/) and run depmod
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) \
 		$$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
@@ -85,7 +35,7 @@ DKMS_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev
 	sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 DKMS_SRC = /usr/src/powertcp-$(DKMS_VERSION)
 
-dkms-install:
+dkms-install: ## the sources into DKMS (/usr/src/powertcp-VERSION): built for this and every later kernel (KVER=)
 	@command -v dkms >/dev/null || { echo "make: dkms missing" \
 		"(apt-get install dkms)" >&2; exit 1; }
 	@! dpkg-query -W -f='$${Status}' powertcp-dkms 2>/dev/null | \
@@ -100,77 +50,89 @@ dkms-install:
 	sed 's/#MODULE_VERSION#/$(DKMS_VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
 	dkms install powertcp/$(DKMS_VERSION) $(if $(KVER),-k $(KVER))
 
-dkms-uninstall:
+dkms-uninstall: ## remove them from DKMS and every kernel
 	-dkms remove powertcp/$(DKMS_VERSION) --all
 	rm -rf $(DKMS_SRC)
 
-deb:
+deb: ## build/deb/powertcp-dkms_VERSION_all.deb (dh-dkms, lintian-checked)
 	bash scripts/build-deb.sh
 
-clean:
+clean: ## remove the builds (not the VM caches and kernels: distclean)
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) -C kmod/bpf clean
 	$(MAKE) -C userspace-tools clean
 	rm -rf build/kmod-* build/tests build/quick build/check
 
 # Also the VM caches, the chosen kernels and the extracted checkpatch.
-distclean: clean
+distclean: clean ## also the VM caches, the debug kernel and the extracted checkpatch
 	rm -rf build
 
-tools:
+tools: ## the userspace tools (userspace-tools/bin/)
 	$(MAKE) -C userspace-tools
 
-bpf:
+bpf: ## the BPF struct_ops builds and their loader (BTF=FILE, else the running kernel's)
 	$(MAKE) -C kmod/bpf $(if $(BTF),BTF=$(BTF))
 	$(MAKE) -C userspace-tools bpf
-.PHONY: bpf
 
-unit:
+unit: ## only the unit tests of the control law
 	$(MAKE) -C kmod/tests test
 
-quick:
+quick: ## the fast tests and lints: no root, no QEMU, under a minute (FUZZ_SECONDS=)
 	bash scripts/quick.sh
 
-check:
+check: ## the whole test suite, what CI runs (root; installs what it needs)
 	bash scripts/check.sh
 
-check-dkms:
+check-dkms: ## the package in a guest: DKMS builds for 6.12, then 6.1 (root, long)
 	bash scripts/check-dkms.sh
 
 # The modules under a debug kernel (lockdep, KASAN, UBSAN, DEBUG_OBJECTS,
 # DEBUG_ATOMIC_SLEEP), built once from Debian's 6.1 source: the kernel
 # tests, then the fault matrix (DEBUG_ARGS=--no-faults: the tests only).
-check-debug:
+check-debug: ## the kernel tests and the fault matrix under a debug kernel (DEBUG_ARGS=)
 	bash scripts/check-debug.sh $(DEBUG_ARGS)
 
 SEEDS ?= 3
+REPORT = /usr/bin/python3 testbed/report.py --keep
 
-incast:
+incast: ## the main job: the 10:1 incast, every algorithm, SEEDS seeds (3; or a list, SEEDS=4,7)
 	bash testbed/run.sh incast --seeds $(SEEDS)
-	python3 testbed/report.py --keep
+	$(REPORT)
 
-fairness:
+fairness: ## four flows arriving and leaving, SEEDS as for incast
 	bash testbed/run.sh fairness --seeds $(SEEDS)
-	python3 testbed/report.py --keep
+	$(REPORT)
 
-websearch:
+websearch: ## web-search FCT slowdowns at 20, 50 and 80% load
 	bash testbed/run.sh websearch
-	python3 testbed/report.py --keep
+	$(REPORT)
 
-reproduce:
+reproduce: ## all three experiments, and one report of them
 	bash testbed/run.sh incast --seeds $(SEEDS)
 	bash testbed/run.sh fairness --seeds $(SEEDS)
 	bash testbed/run.sh websearch
-	python3 testbed/report.py
+	/usr/bin/python3 testbed/report.py
 
 FAULTS_KERNELS ?= 6.1 6.12
-faults:
-	bash testbed/run_faults.sh --kernels "$(FAULTS_KERNELS)" \
+faults: ## the fault matrix in 6.1 and 6.12 (FAULTS_KERNELS=, CASES=a,b or smoke)
+	bash testbed/run.sh faults $(foreach k,$(FAULTS_KERNELS),--kernel $(k)) \
 		$(if $(CASES),-- --cases $(CASES))
+
+# The maintainer's step: the committed docs from the results of the runs
+# above (each section says which run and commit it is from).
+update-docs: ## docs/RESULTS.md, docs/img/ and the fault tables from results/
+	/usr/bin/python3 testbed/report.py --keep results docs
+	if [ -f results/faults/summary.json ]; then \
+		/usr/bin/python3 testbed/faults/summarize.py results/faults \
+			--doc docs/RELIABILITY.md > /dev/null && \
+		cp results/faults/faults.png docs/img/faults.png; fi
+	if [ -f results/faults-debug/summary.json ]; then \
+		/usr/bin/python3 testbed/faults/summarize.py results/faults-debug \
+			--doc docs/faults/DEBUG.md > /dev/null; fi
 
 # The Mininet backend against netns (testbed/tests/test_mininet.sh, the
 # whole test; make check runs its smoke): one 6.1 guest under -icount.
-mininet: tools
+mininet: tools ## the Mininet backend against netns, in a 6.1 guest
 	@[ -f build/kernels.env ] || bash scripts/setup.sh
 	. build/kernels.env && scripts/build-kmod.sh \
 		"/usr/src/linux-headers-$$KVER_61" "build/kmod-$$KVER_61" > /dev/null && \
@@ -180,7 +142,7 @@ mininet: tools
 # kmod/tests/idle_probe.sh in both kernels, one guest each, side by side:
 # the floor of the search's target (docs/EVOLUTION.md).
 IDLE_SETS ?= $(foreach t,1010 1020 1030 1040,variant=0,target_permille=$(t))
-idle-probe:
+idle-probe: ## one flow on an idle path: what evo moves at each IDLE_SETS set, 6.1 and 6.12
 	@[ -f build/kernels.env ] || bash scripts/setup.sh
 	. build/kernels.env && for r in $$KVER_61 $$KVER_612; do \
 		scripts/build-kmod.sh "/usr/src/linux-headers-$$r" \
@@ -193,30 +155,30 @@ idle-probe:
 		grep '^idle-probe' "$$f" || { tail -n 5 "$$f"; exit 1; }; done
 
 RUNS ?= 100000000
-fuzz-long:
+fuzz-long: ## 10^8 executions of the law's fuzz harness and its branch coverage (RUNS=)
 	bash scripts/fuzz-long.sh $(RUNS)
 
-bench-ack:
-	bash scripts/bench-ack.sh $(BENCH_ARGS)
-	python3 testbed/report.py --keep
+bench-ack: ## instructions per ACK and CPU per byte, 6.1 and 6.12 (BENCH_ARGS="run.sh options -- its own")
+	bash testbed/run.sh bench-ack $(BENCH_ARGS)
+	$(REPORT)
 
 TRIALS ?= 40
-evolve:
+evolve: ## the evolution search of powertcp_evo (resumes; TRIALS=N more, default 40)
 	bash scripts/setup.sh
 	/usr/bin/python3 testbed/evolve/search.py --trials $(TRIALS)
 
-evolve-rankcheck:
+evolve-rankcheck: ## short windows against full-length runs on a sample
 	/usr/bin/python3 testbed/evolve/rankcheck.py
 
 # The checks the search never sees: fairness over 3 seeds, a 20:1 incast.
-evolve-heldout:
+evolve-heldout: ## fairness (3 seeds) and a 20:1 incast, theta vs evo
 	bash testbed/run.sh fairness --algorithms theta_powertcp,powertcp_evo \
 		--seeds 3 --out results/heldout/fairness
 	bash testbed/run.sh incast --algorithms theta_powertcp,powertcp_evo \
 		--seeds 2 --out results/heldout/incast20 -- --senders 20
 
 # One guest per algorithm and load, two at a time.
-evolve-websearch:
+evolve-websearch: ## web search, theta vs evo, 2000 flows at 50% and 80% load (long)
 	for l in 50 80; do \
 		bash testbed/run.sh websearch --timeout 20000 \
 			--algorithms theta_powertcp,powertcp_evo \
@@ -224,7 +186,11 @@ evolve-websearch:
 			--flows 2000 || exit 1; \
 	done
 
-.PHONY: faults fuzz-long mininet
+help: ## this list
+	@awk -F':[^#]*## ' '/^[a-z][a-z0-9-]*:.*## / { printf "  %-18s %s\n", $$1, $$2 }' \
+		$(firstword $(MAKEFILE_LIST))
+
 .PHONY: all modules install dkms-install dkms-uninstall deb clean distclean \
-	tools unit quick check check-dkms check-debug incast fairness websearch reproduce \
-	evolve evolve-rankcheck evolve-heldout evolve-websearch idle-probe bench-ack
+	tools bpf unit quick check check-dkms check-debug incast fairness \
+	websearch reproduce faults update-docs mininet idle-probe fuzz-long \
+	bench-ack evolve evolve-rankcheck evolve-heldout evolve-websearch help

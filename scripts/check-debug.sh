@@ -9,8 +9,8 @@
 # test_kmod.sh and test_linkspeed.sh between checks that the checkers are
 # on and found nothing), then runs the fault matrix in it for
 # theta_powertcp and powertcp_evo, one guest each, side by side
-# (testbed/run_faults.sh --kernels debug --parallel): results in
-# results/faults-debug/, the table in docs/faults/DEBUG.md.
+# (testbed/run.sh faults --kernel debug): results in results/faults-debug/
+# (make update-docs puts its table in docs/faults/DEBUG.md).
 #
 # Under -icount this kernel runs about 7 times slower than Debian's: a
 # guest moves about 7 Mbit/s through a netns path where Debian's moves 50.
@@ -109,12 +109,12 @@ sys.exit(1 if n else 0)
 PY
 }
 # vm-run.sh's own verdict on each guest (its kernel log and taint), in
-# run_faults.sh's output, whose lines name the guest; and KASAN on in it.
-matrix_guests() { # run_faults-log guest-log-dir algorithms...
+# run.sh's output, whose lines name the guest; and KASAN on in it.
+matrix_guests() { # run.sh-log guest-log-dir algorithms...
 	local log=$1 d=$2 a
 	shift 2
 	for a in "$@"; do
-		grep -q "^\[debug $a\] # vm-run: ok: .*kernel log clean" "$log" ||
+		grep -q "^\[debug/$a\] # vm-run: ok: .*kernel log clean" "$log" ||
 			{ echo "$a: no clean kernel log from vm-run.sh"; return 1; }
 		grep -q "KernelAddressSanitizer initialized" "$d/guest-dmesg-$a.txt" ||
 			{ echo "$a: KASAN not on in its guest"; return 1; }
@@ -127,10 +127,10 @@ if [ "$FAULTS" = 1 ]; then
 	MSTEP="fault matrix in a booted $DEBUG_KVER (theta_powertcp, powertcp_evo)"
 	# shellcheck disable=SC2016
 	tap_step "$MSTEP" \
-		bash -c 'bash testbed/run_faults.sh "$@"; [ -f "$0/summary.json" ]' "$M" \
-		--kernels debug --no-build --parallel \
+		bash -c 'bash testbed/run.sh faults "$@"; [ -f "$0/summary.json" ]' "$M" \
+		--kernel debug --no-build \
 		--algorithms theta_powertcp,powertcp_evo \
-		--out "$M" --doc docs/faults/DEBUG.md \
+		--out "$M" \
 		-- ${RATE:+--rate-mbit "$RATE"} ${CASES:+--cases "$CASES"}
 	grep -E '^6\.1.*cases ok' "$(tap_logfile "$MSTEP")" | sed 's/^/# /'
 	check "matrix: every byte verified, none wrong" matrix_bytes "$M/summary.json"

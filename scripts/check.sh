@@ -3,10 +3,10 @@
 #
 # The whole test suite (make check). Installs what it needs, then:
 #   builds the modules against every kernel (warnings and sparse are errors),
-#   runs checkpatch --strict, configures make check-debug's kernel without
-#   building it, make quick (scripts/quick.sh: the unit tests, a fuzz of
-#   the control law for FUZZ_SECONDS, default 20, the tools' and
-#   analyzers' root-free tests), builds the powertcp-dkms package (make deb,
+#   configures make check-debug's kernel without building it, make quick
+#   (scripts/quick.sh: the lints, checkpatch --strict among them, the unit
+#   tests, a fuzz of the control law for FUZZ_SECONDS, default 20, the
+#   tools' and analyzers' root-free tests), builds the powertcp-dkms package (make deb,
 #   lintian), and boots each kernel under QEMU to run the kernel tests and
 #   line_rate_auto's (two NICs), the tools' namespace test and every
 #   testbed/tests/test_*.sh (the short experiment pipelines) inside it; the
@@ -90,11 +90,6 @@ once_more_on_panic() {
 	fi
 	rm -f "$out"
 	return "$rc"
-}
-
-checkpatch() {
-	perl build/checkpatch/scripts/checkpatch.pl --strict --no-tree \
-		--quiet -f kmod/*.c kmod/*.h
 }
 
 # Kernel release of a KDIR build tree, as its modules' vermagic says.
@@ -187,7 +182,6 @@ for i in "${!RELEASES[@]}"; do
 	tap_step "build against ${RELEASES[$i]}: no warnings, sparse clean" \
 		scripts/build-kmod.sh "${KDIRS[$i]}" "build/kmod-${RELEASES[$i]}" C=1
 done
-tap_step "checkpatch --strict: kmod/" checkpatch
 # make check-debug's kernel, configured only (its build: 25 minutes).
 tap_step "debug kernel config: every line of scripts/debug-kernel.config holds" \
 	scripts/build-debug-kernel.sh --config-only

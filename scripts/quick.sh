@@ -3,10 +3,11 @@
 #
 # make quick: the tests that need no root, no QEMU and no kernel headers,
 # so that a broken core fails in seconds:
-#   the unit tests of the control law (UBSan, integer sanitizer), a fuzz
-#   of it for FUZZ_SECONDS (default 3), the tools' build and unit tests,
-#   tcpflows on loopback, websearch-gen's known answers and param-writer's
-#   counts, the analyzers on fixed inputs.
+#   the lints (scripts/lint.sh: shellcheck, pyflakes, checkpatch), the
+#   unit tests of the control law (UBSan, integer sanitizer), a fuzz of it
+#   for FUZZ_SECONDS (default 3), the tools' build and unit tests, tcpflows
+#   on loopback, websearch-gen's known answers and param-writer's counts,
+#   the analyzers on fixed inputs.
 #
 #   scripts/quick.sh            (FUZZ_SECONDS=N in the environment)
 #   scripts/quick.sh --fuzz     only the fuzz, as a suite of one check
@@ -14,8 +15,9 @@
 # Prints KTAP (scripts/tap.sh): each suite's KTAP indented above its line,
 # and the totals over every check. Each step's full output is in
 # build/quick/. Needs make, a C compiler, clang with libFuzzer
-# (clang, libclang-rt-14-dev), awk and python3; matplotlib for the plot
-# test, which is skipped without it.
+# (clang, libclang-rt-14-dev), awk, python3, shellcheck, pyflakes3 and
+# linux-source-6.1 (for checkpatch.pl); matplotlib for the plot test,
+# which is skipped without it.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +34,9 @@ for t in make cc clang awk python3; do
 	command -v "$t" > /dev/null ||
 		tap_bail "needs $t (apt-get install build-essential clang libclang-rt-14-dev python3)"
 done
+for t in shellcheck:shellcheck pyflakes3:pyflakes3; do
+	command -v "${t%%:*}" > /dev/null || tap_bail "needs ${t%%:*} (apt-get install ${t#*:})"
+done
 mkdir -p "$LOGDIR" || tap_bail "cannot create $LOGDIR"
 
 suite() { # name command...
@@ -40,8 +45,7 @@ suite() { # name command...
 	tap_suite --log "$(tap_logfile "$name")" "$name" "$@"
 }
 
-# Independent suites run side by side (two at a time at most), and are
-# reported when waited for.
+# Independent suites run side by side, and are reported when waited for.
 bg() { # name command...
 	local name=$1
 	shift
@@ -71,8 +75,9 @@ if [ "${1:-}" = --fuzz ]; then
 	exit
 fi
 
-# The fuzzer runs beside the unit tests and the tools' build; the
-# loopback test beside the analyzers'. Both use the tools built once.
+# The fuzzer and the lints run beside the unit tests and the tools' build;
+# the loopback test beside the analyzers'. Both use the tools built once.
+L="lints: shellcheck, pyflakes, checkpatch"
 U="core: unit tests of the control law"
 F="core: fuzz"
 T="tools: unit tests (ASan, UBSan)"
@@ -80,6 +85,7 @@ N="tools: tcpflows on loopback, websearch-gen, param-writer"
 A="analyzers on fixed inputs"
 export BIN=$ROOT/userspace-tools/bin
 bg "$F" bash scripts/quick.sh --fuzz
+bg "$L" bash scripts/lint.sh
 suite "$U" make -s -C kmod/tests test
 check "tools: build, -Wall -Wextra -Werror" make -s -C userspace-tools
 suite "$T" make -s -C userspace-tools test
@@ -87,6 +93,7 @@ report "$F"
 bg "$N" bash userspace-tools/tests/test_tools_noroot.sh
 suite "$A" bash userspace-tools/tests/test_analyze.sh
 report "$N"
+report "$L"
 
 tap_diag "quick took $(($(date +%s) - START)) s"
 tap_done

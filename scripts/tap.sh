@@ -34,8 +34,10 @@
 #   tap_plan N                  the plan, before the first result
 #   tap_diag MSG...             a "# MSG" diagnostic line
 #   tap_bail REASON             "Bail out! REASON", the totals, exit 1
-#   tap_done                    the plan (unless given) and the totals;
-#                               returns non-zero if anything failed
+#   tap_done                    the plan (unless given), the wall time of
+#                               each step and suite (longest first), and
+#                               the totals; returns non-zero if anything
+#                               failed
 #
 # The totals count checks, not suites: a subtest adds its own totals (all
 # of its top-level totals lines, if one command ran several programs). A
@@ -51,6 +53,7 @@ if [ -z "${tap_loaded:-}" ]; then
 	tap_skipped=0
 	tap_errors=0
 	declare -gA tap_bg_pid=()
+	tap_times=()		# "SECONDS<tab>NAME" of every step and suite
 	echo "KTAP version 1"
 fi
 
@@ -118,6 +121,7 @@ tap_step() {
 	tap_diag "$name ..."
 	"$@" > "$log" 2>&1 < /dev/null
 	rc=$?
+	tap_times+=("$((SECONDS - t0))"$'\t'"$name")
 	if [ "$rc" -eq 0 ]; then
 		ok "$name ($((SECONDS - t0)) s)"
 	else
@@ -196,6 +200,7 @@ tap_report() {
 		why="exit $rc, no KTAP totals"
 	fi
 	tap_n=$((tap_n + 1))
+	tap_times+=("$secs"$'\t'"$desc")
 	if [ -z "$why" ]; then
 		echo "ok $tap_n - $desc ($secs s)"
 	else
@@ -231,6 +236,11 @@ tap_done() {
 	elif [ "$tap_planned" -ne "$tap_n" ]; then
 		tap_diag "planned $tap_planned tests, ran $tap_n"
 		tap_errors=$((tap_errors + 1))
+	fi
+	if [ ${#tap_times[@]} -gt 0 ]; then
+		echo "# wall time of each step and suite, longest first:"
+		printf '%s\n' "${tap_times[@]}" | sort -t $'\t' -k1,1nr |
+			awk -F'\t' '{ printf "#   %5s s  %s\n", $1, $2 }'
 	fi
 	tap_totals
 	[ "$tap_failed" -eq 0 ] && [ "$tap_errors" -eq 0 ]

@@ -1,45 +1,54 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write docs/RESULTS.md from results/ (make incast/fairness/... run this).
+"""Write the results report, OUT_DIR/RESULTS.md, from the results of the runs.
 
-    testbed/report.py [--keep] [RESULTS_ROOT [DOCS_DIR]]
+    testbed/report.py [--keep] [RESULTS_ROOT [OUT_DIR]]
+    testbed/report.py [--keep] [--results RESULTS_ROOT] [--out OUT_DIR]
+
+RESULTS_ROOT defaults to results, OUT_DIR to results: a user's run
+(make incast, fairness, websearch, bench-ack, reproduce) writes
+results/RESULTS.md and leaves the clone as it was; the maintainer's make
+update-docs writes the committed docs/RESULTS.md (OUT_DIR docs).
 
 For each experiment with a summary under RESULTS_ROOT (incast, fairness,
-websearch), copies its plots into DOCS_DIR/img/ and writes its tables, how
-the run was made (RESULTS_ROOT/EXP/run.json of testbed/run.sh), the exact
-parameters and what ran for each algorithm (the runs' params.json). The
-incast and fairness figures are over the seeds of the run (testbed/run.sh
---seeds): mean ± standard deviation and min–max, the number of seeds
-stated; the fairness goals are checked for every seed.
+websearch, bench-ack), copies its plots into OUT_DIR/img/ and writes its
+tables, how the run was made (RESULTS_ROOT/EXP/run.json of testbed/run.sh),
+the exact parameters and what ran for each algorithm (the runs'
+params.json). The incast and fairness figures are over the seeds of the
+run (testbed/run.sh --seeds): mean ± standard deviation and min–max, the
+number of seeds stated; the fairness goals are checked for every seed.
 
 Every figure in the document comes from the results it is written from;
-what does not change from run to run (why the testbed is built as it is,
-how to read the tables) is in the hand-written docs/DESIGN.md, linked.
-Results of older runs without run.json or the module record still work:
-what they do not record is said to be unrecorded.
+what does not change from run to run is in the hand-written docs, linked
+relative to OUT_DIR: docs/TESTBED.md (why the testbed is built as it is,
+how to read the tables, where it departs from the paper) and docs/PERF.md
+(the per-ACK cost). Results of older runs without run.json or the module
+record still work: what they do not record is said to be unrecorded.
 
 --keep (what make incast, fairness, websearch and bench-ack use): a
 section whose experiment has no results under RESULTS_ROOT is kept as the
-existing DOCS_DIR/RESULTS.md has it, with its own "Made by" line (each
+existing OUT_DIR/RESULTS.md has it, with its own "Made by" line (each
 section says which run and commit it is from), so that one experiment can
 be rerun without rerunning the others. Without it (make reproduce), the
 document holds the experiments found and nothing else.
 """
+import argparse
 import json
 import os
 import re
 import shutil
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "lib"))
 from tblib import order_key, pm  # noqa: E402
 
-args = sys.argv[1:]
-KEEP = "--keep" in args
-args = [a for a in args if a != "--keep"]
-root = args[0] if len(args) > 0 else "results"
-docs = args[1] if len(args) > 1 else "docs"
-DESIGN = "DESIGN.md"
+# The hand-written docs the report links to, in the repository's docs/.
+DOCS = os.path.join(os.path.dirname(HERE), "docs")
+# Set by main() from the command line.
+KEEP = False
+root = "results"	# RESULTS_ROOT
+outdir = "results"	# OUT_DIR, where RESULTS.md and img/ are written
 # Per-algorithm fields of params.json, listed per algorithm, not in the
 # common block.
 PER_ALG = ("algorithm", "algorithm_spec", "module", "ecn_k_bytes", "qdisc",
@@ -48,15 +57,23 @@ PER_ALG = ("algorithm", "algorithm_spec", "module", "ecn_k_bytes", "qdisc",
 SEEDED = ("incast", "fairness")
 
 
+def doc_link(name, anchor=None):
+    """A Markdown link to the hand-written docs/@name (#@anchor), relative
+    to OUT_DIR, where the report is written. (The plots the report shows
+    are its own copies in OUT_DIR/img/, linked as img/NAME.png.)"""
+    path = os.path.relpath(os.path.join(DOCS, name), os.path.abspath(outdir))
+    return "[%s](%s%s)" % (name, path, "#" + anchor if anchor else "")
+
+
 def load(exp):
     """The experiment's summary rows, after copying its plots; or None."""
     d = os.path.join(root, exp)
     if not os.path.exists(os.path.join(d, "summary.json")):
         return None
-    os.makedirs(os.path.join(docs, "img"), exist_ok=True)
+    os.makedirs(os.path.join(outdir, "img"), exist_ok=True)
     for png in sorted(os.listdir(d)):
         if png.endswith(".png"):
-            shutil.copy(os.path.join(d, png), os.path.join(docs, "img", png))
+            shutil.copy(os.path.join(d, png), os.path.join(outdir, "img", png))
     with open(os.path.join(d, "summary.json")) as f:
         return json.load(f)
 
@@ -253,7 +270,7 @@ def incast(doc):
     w("flows after the incast; one packet of queue is %d µs at R, %.0f%% of τ."
       % (mtu * 8 // rate, 100.0 * mtu * 8 / rate / tau))
     w("How to read the table, and why the testbed is built as it is:")
-    w("[DESIGN.md](%s)." % DESIGN)
+    w("%s." % doc_link("TESTBED.md"))
     w("")
     w("### Parameters of this run")
     w("")
@@ -363,8 +380,8 @@ def fairness(doc):
         w("The paper's phases are %d base RTTs; these are %d, %.1fx shorter"
           % (p["paper_phase_rtts"], p["phase_rtts"],
              p["paper_phase_rtts"] / p["phase_rtts"]))
-        w("([DESIGN.md](%s): where the testbed departs from the paper)."
-          % DESIGN)
+        w("(%s: where the testbed departs from the paper)."
+          % doc_link("TESTBED.md"))
         w("")
     params_block("fairness")
 
@@ -441,7 +458,7 @@ def bench_ack(doc):
     w("-icount, per KB the receiver took in, median [min, max] (lower is")
     w("better).")
     w("How it is measured, and the per-ACK work it led to:")
-    w("[DESIGN.md](%s#the-per-ack-cost)." % DESIGN)
+    w("%s." % doc_link("PERF.md", "the-per-ack-cost"))
     w("")
     r = doc.get("run", {})
     if r:
@@ -504,7 +521,7 @@ def existing_sections():
     """The sections of the existing RESULTS.md, by experiment: its lines
     from the title to the next title."""
     try:
-        with open(os.path.join(docs, "RESULTS.md")) as f:
+        with open(os.path.join(outdir, "RESULTS.md")) as f:
             lines = f.read().rstrip("\n").split("\n")
     except FileNotFoundError:
         return {}
@@ -520,14 +537,36 @@ def existing_sections():
     return sections
 
 
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the sections of the existing OUT_DIR/"
+                    "RESULTS.md whose experiment has no results here")
+    ap.add_argument("results_pos", nargs="?", metavar="RESULTS_ROOT",
+                    help="the results to report (default: results)")
+    ap.add_argument("out_pos", nargs="?", metavar="OUT_DIR",
+                    help="where RESULTS.md and img/ go (default: results)")
+    ap.add_argument("--results", metavar="DIR", help="RESULTS_ROOT")
+    ap.add_argument("--out", metavar="DIR", help="OUT_DIR")
+    a = ap.parse_args()
+    for opt, pos, name in ((a.results, a.results_pos, "RESULTS_ROOT"),
+                           (a.out, a.out_pos, "OUT_DIR")):
+        if opt is not None and pos is not None:
+            ap.error("%s given twice (positional and option)" % name)
+    return (a.keep, a.results or a.results_pos or "results",
+            a.out or a.out_pos or "results")
+
+
 def main():
+    global KEEP, root, outdir
+    KEEP, root, outdir = parse_args()
     w("# Results")
     w("")
     w("Written by testbed/report.py from the results of `make reproduce` (or")
     w("`make incast`, `make fairness`, `make websearch` for one experiment);")
     w("every figure below comes from those results. What the figures mean,")
     w("the scaling and where the testbed departs from the paper:")
-    w("[DESIGN.md](%s)." % DESIGN)
+    w("%s." % doc_link("TESTBED.md"))
     w("")
     done = 0
     kept = existing_sections() if KEEP else {}
@@ -542,9 +581,9 @@ def main():
             print("report: %s kept from the existing RESULTS.md" % exp)
     if not done:
         sys.exit("report: no results under %s (run make incast first)" % root)
-    with open(os.path.join(docs, "RESULTS.md"), "w") as f:
+    with open(os.path.join(outdir, "RESULTS.md"), "w") as f:
         f.write("\n".join(out).rstrip("\n") + "\n")
-    print("wrote %s/RESULTS.md" % docs)
+    print("wrote %s" % os.path.join(outdir, "RESULTS.md"))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run an experiment for several congestion controls and seeds, each
-# (algorithm, seed) on a fresh topology in its own QEMU guest under -icount
-# (repeatable virtual time), then analyze, tabulate and plot. `make incast` / `make fairness` /
-# `make websearch` run this. See usage() below (testbed/run.sh --help).
+# The testbed's one host runner: runs an experiment (testbed/EXP/run.sh)
+# for several congestion controls, seeds and kernels, each job in its own
+# QEMU guest under -icount (repeatable virtual time) or natively, then
+# analyzes (testbed/EXP/summarize.py) and plots (testbed/EXP/plot.py).
+# The make targets of the experiments, the fault matrix and the per-ACK
+# benchmark run this. See usage() below (testbed/run.sh --help).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -16,34 +18,47 @@ TB_CC_OPT=--algorithms
 
 usage() {
 	cat <<USAGE
-usage: testbed/run.sh incast|fairness|websearch|faults [options]
-                      [-- options for testbed/EXPERIMENT.sh]
+usage: testbed/run.sh EXPERIMENT [options] [-- options for testbed/EXPERIMENT/run.sh]
+EXPERIMENT is incast, fairness or websearch (the paper's experiments),
+faults (the fault matrix) or bench-ack (the per-ACK cost benchmark).
   --algorithms A,B,.. the algorithms, comma-separated specs (below)
                       (default: those of testbed/algorithms.tsv for the
                       experiment; for incast:
                       $(tb_reg_names incast | paste -sd, -))
-  --kernel 6.1|6.12   the guest's kernel (default 6.1)
+  --kernel K          the guest's kernel: 6.1 or 6.12 (default 6.1).
+                      faults and bench-ack take it more than once (default
+                      both), results in OUT/KERNEL/; faults also takes
+                      debug, the kernel of make check-debug (built first)
   --seeds N|S,S,..    incast and fairness: run every algorithm once per
                       seed, seeds 1..N or those listed (one seed S alone:
                       S,), each in its own guest (default 1; make incast
                       and make fairness: SEEDS=3). The seed sets the
                       payload and each flow's start jitter (--start-jitter-us
                       of the experiment). The web search takes its seed as
-                      -- --seed S, and so does the fault matrix (faults)
+                      -- --seed S, and so does the fault matrix
   --jobs N            guests at a time (default 2)
   --timeout SEC       stop a guest after SEC s of wall time (default 1200;
-                      websearch 7200: a run costs ~0.7 s of wall time a
-                      flow in an idle host's guest, several times that on a
-                      busy one)
+                      websearch and faults 7200, faults on debug 21600,
+                      bench-ack 3600: a web-search run costs ~0.7 s of wall
+                      time a flow in an idle host's guest, several times
+                      that on a busy one)
   --out DIR           results (default results/EXPERIMENT in the repository;
                       a relative DIR is relative to the current directory)
+  --kmod-root P       our modules from P-RELEASE/ (e.g. built from another
+                      commit with scripts/build-kmod.sh) instead of
+                      building this tree's into build/kmod-RELEASE/
+  --no-build          the modules in build/kmod-RELEASE/ as they are, if
+                      they are there
   --native            run on this host's kernel instead of a guest, one
-                      run at a time (the runs share the host's namespaces),
-                      without -icount: results depend on the host's load.
-                      Our modules are built against /lib/modules/\$(uname
-                      -r)/build; a kernel without module support gets the
-                      BPF build (--bpf) by itself. The kernel needs netem,
-                      tbf (and red for dctcp) and every algorithm asked for
+                      run at a time, without -icount: results depend on
+                      the host's load (not bench-ack: it counts guest
+                      instructions). Our modules are built against
+                      /lib/modules/\$(uname -r)/build; a kernel without
+                      module support gets the BPF build (--bpf) by itself.
+                      The kernel needs netem, tbf (and red for dctcp) and
+                      every algorithm asked for. The runs' namespaces are
+                      their own (a suffix of their own): the host's and
+                      other runs' are left alone
   --bpf               our algorithms from the BPF struct_ops build (make
                       bpf) instead of the modules, in the guest or natively
   --dry-run           check the arguments and paths, print each guest's
@@ -60,17 +75,21 @@ An algorithm spec is
 Parameters are given to insmod/modprobe, or written to
 /sys/module/MODULE/parameters if the module is loaded already; a refused
 value stops the run. Modules that have base_rtt_us and line_rate_mbps get
-the experiment's tau and rate unless the spec sets them. Results of NAME
-with seed S go to OUT/NAME/seed-S (incast, fairness; the seed-* directories
-of NAME from earlier runs are removed first) or OUT/NAME (web search): each
-run's params.json records the seed, the module, its build id and every
+the experiment's tau and rate unless the spec sets them. bench-ack times
+the per-ACK hooks of the registry's hooks column, so it takes only the
+registry's algorithms. Results of NAME with seed S go to
+OUT/NAME/seed-S (incast, fairness; the seed-* directories of NAME from
+earlier runs are removed first), OUT/NAME (web search),
+OUT/KERNEL/NAME/CASE (faults) or OUT/RELEASE (bench-ack): each run's
+params.json records the seed, the module, its build id and every
 parameter in force. Directories outside the repository that the guests
 need (--out, a module's) are shared with them read-write.
 
 Results: OUT/summary.json (every run, and per algorithm the mean, standard
 deviation, min and max over the seeds), OUT/summary.csv (the latter),
-OUT/EXPERIMENT*.png, OUT/run.json (this command, seeds, kernel, commit) and
-the raw data of each run.
+OUT/EXPERIMENT*.png, OUT/run.json (this command, seeds, kernels, commit)
+and the raw data of each run. The report of all experiments under
+results/ is testbed/report.py's (make incast etc.: results/RESULTS.md).
 USAGE
 }
 
@@ -82,23 +101,27 @@ bad() {
 EXP=${1:-}
 shift || true
 case $EXP in
-incast|fairness|websearch|faults) ;;
+incast|fairness|websearch|faults|bench-ack) ;;
 -h|--help) usage; exit 0 ;;
-*) bad "usage: testbed/run.sh incast|fairness|websearch|faults [options] (see --help)" ;;
+*) bad "usage: testbed/run.sh incast|fairness|websearch|faults|bench-ack [options] (see --help)" ;;
 esac
 ALGS=$(tb_reg_names "$EXP" | paste -sd, -)
-KERNEL=6.1 JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG='' BPF=0 TIMEOUT=''
+KERNELS=() JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG='' BPF=0 TIMEOUT=''
+KROOT='' NOBUILD=0
 ARGS=("$EXP" "$@")
 while [ $# -gt 0 ]; do
 	case $1 in
 	--algorithms) [ -n "${2:-}" ] || bad "--algorithms needs a value"; ALGS=$2; shift ;;
-	--kernel) [[ ${2:-} =~ ^(6\.1|6\.12)$ ]] || bad "--kernel: 6.1 or 6.12"
-		KERNEL=$2; shift ;;
+	--kernel) [[ ${2:-} =~ ^(6\.1|6\.12|debug)$ ]] || bad "--kernel: 6.1, 6.12 or debug"
+		[[ " ${KERNELS[*]} " != *" $2 "* ]] || bad "--kernel: $2 twice"
+		KERNELS+=("$2"); shift ;;
 	--seeds) [ -n "${2:-}" ] || bad "--seeds needs a value"; SEEDS_ARG=$2; shift ;;
 	--jobs) [[ ${2:-} =~ ^[1-8]$ ]] || bad "--jobs: 1 to 8"; JOBS=$2; shift ;;
 	--timeout) [[ ${2:-} =~ ^[1-9][0-9]{0,5}$ ]] ||
 		bad "--timeout: seconds, 1 to 999999"; TIMEOUT=$2; shift ;;
 	--out) [ -n "${2:-}" ] || bad "--out needs a value"; OUT=$2; shift ;;
+	--kmod-root) [ -n "${2:-}" ] || bad "--kmod-root needs a value"; KROOT=$2; shift ;;
+	--no-build) NOBUILD=1 ;;
 	--native) NATIVE=1 ;;
 	--bpf) BPF=1 ;;
 	--dry-run) DRY=1 ;;
@@ -109,11 +132,29 @@ while [ $# -gt 0 ]; do
 	shift
 done
 EXTRA=("$@")
-[ -n "$TIMEOUT" ] || { [ "$EXP" = websearch ] && TIMEOUT=7200 || TIMEOUT=1200; }
+
+# The kernels: one for the experiments, any for faults and bench-ack.
+PER_KERNEL=0
+case $EXP in faults|bench-ack) PER_KERNEL=1 ;; esac
+if [ ${#KERNELS[@]} = 0 ]; then
+	if [ "$PER_KERNEL" = 1 ]; then KERNELS=(6.1 6.12); else KERNELS=(6.1); fi
+fi
+[ "$PER_KERNEL" = 1 ] || [ ${#KERNELS[@]} = 1 ] ||
+	bad "--kernel: $EXP runs in one kernel (faults and bench-ack take several)"
+[ "$EXP" = faults ] || [[ " ${KERNELS[*]} " != *" debug "* ]] ||
+	bad "--kernel debug: for faults only"
+if [ "$NATIVE" = 1 ]; then
+	[ "$EXP" != bench-ack ] || bad "bench-ack: counts guest instructions" \
+		"under -icount, it has no --native"
+	KERNELS=(native)
+fi
+[ -z "$KROOT" ] || [ "$NOBUILD" = 0 ] || bad "--kmod-root or --no-build, not both"
+[ -z "$KROOT" ] || [ "$BPF" = 0 ] || bad "--kmod-root: modules, not --bpf"
+[ "$EXP" != bench-ack ] || [ "$BPF" = 0 ] || bad "bench-ack: times the modules, not --bpf"
 
 # The seeds: N is 1..N, a list is those (each a positive integer, once).
 SEEDS=()
-if [ "$EXP" = websearch ] || [ "$EXP" = faults ]; then
+if [ "$EXP" != incast ] && [ "$EXP" != fairness ]; then
 	[ -z "$SEEDS_ARG" ] || bad "--seeds: $EXP takes its seed" \
 		"as -- --seed S"
 else
@@ -141,6 +182,11 @@ else
 			SEEDS+=("$a")
 		done
 	fi
+fi
+# The benchmark's own options, checked by its own parser before any guest.
+if [ "$EXP" = bench-ack ]; then
+	bash testbed/bench-ack/run.sh --check-args "${EXTRA[@]}" > /dev/null ||
+		exit 2
 fi
 [ "$(id -u)" = 0 ] || [ "$DRY" = 1 ] || bad "must run as root (packages, namespaces, QEMU)"
 
@@ -209,6 +255,10 @@ probe=$(mktemp "$OUT/.run.XXXXXX" 2>/dev/null) ||
 rm -f "$probe"
 OUT=$(cd "$OUT" && pwd -P)
 [ "$NATIVE" = 1 ] || share "$OUT"
+if [ -n "$KROOT" ]; then
+	[[ $KROOT == /* ]] || KROOT=$CALLER/$KROOT
+	[ "$NATIVE" = 1 ] || share "$(dirname "$KROOT")"
+fi
 
 # The algorithms: parsed as the experiments will, module files made
 # absolute (relative to the caller's directory) and shared if need be.
@@ -219,6 +269,12 @@ for s in "${specs[@]}"; do
 	tb_cc_parse "$s"
 	[[ " ${names[*]} " != *" $TB_CC "* ]] ||
 		bad "--algorithms: $TB_CC twice (results go to OUT/$TB_CC)"
+	if [ "$EXP" = bench-ack ]; then
+		h=$(tb_reg "$TB_CC" hooks)
+		[ -n "$h" ] && [ "$h" != - ] && [ -z "$TB_CC_KO" ] ||
+			bad "--algorithms: bench-ack knows no per-ACK hooks of" \
+				"$TB_CC (the hooks column of testbed/algorithms.tsv)"
+	fi
 	if [ -n "$TB_CC_KO" ]; then
 		ko=$TB_CC_KO
 		[[ $ko == /* ]] || ko=$CALLER/$ko
@@ -241,60 +297,125 @@ if [ "$NATIVE" = 1 ]; then
 	fi
 	[ "$DRY" = 1 ] || native_check
 fi
-if [ "$DRY" = 1 ]; then
-	REL=REL
-else
-	if [ "$NATIVE" = 1 ]; then
-		REL=$(uname -r)
-		KDIR=/lib/modules/$REL/build
-	else
-		echo "== setup (packages, kernels; idempotent)"
-		bash scripts/setup.sh
-		# shellcheck disable=SC1091
-		. build/kernels.env
-		case $KERNEL in
-		6.1) REL=$KVER_61 ;;
-		6.12) REL=$KVER_612 ;;
-		esac
-		KDIR=/usr/src/linux-headers-$REL
+
+# Per kernel K (index i): REL[i] its release, KDIRS[i] its build tree,
+# VM[i] vm-run's arguments for it, MODS[i] our modules' directory.
+REL=() KDIRS=() VM=() MODS=()
+[ "$DRY" = 1 ] || [ "$NATIVE" = 1 ] || {
+	echo "== setup (packages, kernels; idempotent)"
+	bash scripts/setup.sh
+	# shellcheck disable=SC1091
+	. build/kernels.env
+}
+for k in "${KERNELS[@]}"; do
+	vm="--kernel $k"
+	case $k in
+	native) r=$(uname -r) kd=/lib/modules/$r/build vm='' ;;
+	6.1) r=${KVER_61:-REL} kd=/usr/src/linux-headers-$r ;;
+	6.12) r=${KVER_612:-REL} kd=/usr/src/linux-headers-$r ;;
+	debug)	if [ "$DRY" = 1 ]; then
+			r=DEBUG kd=DEBUG_KDIR
+		else
+			echo "== the debug kernel (scripts/build-debug-kernel.sh; once)"
+			scripts/build-debug-kernel.sh > /dev/null
+			# shellcheck disable=SC1091
+			. build/debug-kernel/kernel.env
+			r=$DEBUG_KVER kd=$DEBUG_KDIR
+			vm="--kernel $DEBUG_KIMG --modules $DEBUG_MODULES"
+		fi ;;
+	esac
+	if [ "$DRY" = 1 ] && [ "$k" != native ]; then
+		r=REL
+		[ ${#KERNELS[@]} = 1 ] || r=REL-$k
 	fi
+	REL+=("$r") KDIRS+=("$kd") VM+=("$vm")
+	if [ -n "$KROOT" ]; then MODS+=("$KROOT-$r"); else MODS+=("build/kmod-$r/kmod"); fi
+done
+
+if [ "$DRY" = 0 ]; then
 	if [ "$BPF" = 1 ]; then
 		echo "== build the BPF programs, their loader and the tools"
 		make -s bpf >/dev/null || bad "make bpf failed (see its output)"
 	else
-		echo "== build modules for $REL and the tools"
-		scripts/build-kmod.sh "$KDIR" "build/kmod-$REL" >/dev/null
+		for i in "${!KERNELS[@]}"; do
+			if [ -n "$KROOT" ]; then
+				[ -f "${MODS[$i]}/tcp_theta_powertcp.ko" ] ||
+					bad "--kmod-root: no modules in ${MODS[$i]}"
+			elif [ "$NOBUILD" = 0 ] ||
+			     ! [ -f "${MODS[$i]}/tcp_theta_powertcp.ko" ]; then
+				echo "== build modules for ${REL[$i]}"
+				scripts/build-kmod.sh "${KDIRS[$i]}" \
+					"build/kmod-${REL[$i]}" >/dev/null
+			fi
+		done
 	fi
+	echo "== build the tools"
 	make -s -C userspace-tools
 fi
 
 cd "$ROOT"
-# The runs: every algorithm with every seed (the web search: once, its
-# seed in EXTRA). RUN_NAME, RUN_SPEC, RUN_OUT, RUN_SEED are parallel.
-RUN_NAME=() RUN_SPEC=() RUN_OUT=() RUN_SEED=()
-for i in "${!names[@]}"; do
-	if [ ${#SEEDS[@]} = 0 ]; then
-		RUN_NAME+=("${names[$i]}") RUN_SPEC+=("${SPECS[$i]}")
-		RUN_OUT+=("$OUT/${names[$i]}") RUN_SEED+=('')
+# The jobs, a guest each. RUN_K (the kernel's index), RUN_LABEL, RUN_SPEC
+# (a spec, or bench-ack's algorithms space-separated), RUN_OUT, RUN_SEED
+# are parallel: every algorithm with every seed (incast, fairness); every
+# algorithm once (websearch; its seed in EXTRA); every algorithm in every
+# kernel (faults); every kernel once, all algorithms in it (bench-ack).
+RUN_K=() RUN_LABEL=() RUN_SPEC=() RUN_OUT=() RUN_SEED=()
+job() { # kernel-index label spec out seed
+	RUN_K+=("$1") RUN_LABEL+=("$2") RUN_SPEC+=("$3") RUN_OUT+=("$4")
+	RUN_SEED+=("$5")
+}
+for ki in "${!KERNELS[@]}"; do
+	k=${KERNELS[$ki]}
+	if [ "$EXP" = bench-ack ]; then
+		job "$ki" "$k" "${SPECS[*]}" "$OUT/${REL[$ki]}" ''
 		continue
 	fi
-	for s in "${SEEDS[@]}"; do
-		RUN_NAME+=("${names[$i]}") RUN_SPEC+=("${SPECS[$i]}")
-		RUN_OUT+=("$OUT/${names[$i]}/seed-$s") RUN_SEED+=("$s")
+	for i in "${!names[@]}"; do
+		n=${names[$i]} sp=${SPECS[$i]}
+		if [ "$EXP" = faults ]; then
+			job "$ki" "$k/$n" "$sp" "$OUT/$k/$n" ''
+		elif [ ${#SEEDS[@]} = 0 ]; then
+			job "$ki" "$n" "$sp" "$OUT/$n" ''
+		else
+			for s in "${SEEDS[@]}"; do
+				job "$ki" "$n/seed-$s" "$sp" "$OUT/$n/seed-$s" "$s"
+			done
+		fi
 	done
 done
 
-command_of() { # spec out seed -> CMD
-	CMD=(bash "testbed/$EXP/run.sh" --cc "$1" --out "$2"
-	     --kmod-dir "build/kmod-$REL/kmod" ${3:+--seed "$3"} "${EXTRA[@]}")
-	[ "$BPF" = 0 ] || CMD+=(--bpf)
-	[ "$NATIVE" = 1 ] ||
-		CMD=(scripts/vm-run.sh --kernel "$KERNEL" --icount \
-		     --timeout "$TIMEOUT" "${SHARES[@]}" -- "${CMD[@]}")
+timeout_of() { # kernel
+	if [ -n "$TIMEOUT" ]; then echo "$TIMEOUT"; return; fi
+	case $EXP:$1 in
+	faults:debug) echo 21600 ;;	# under -icount ~7x slower (docs/RELIABILITY.md)
+	faults:*|websearch:*) echo 7200 ;;
+	bench-ack:*) echo 3600 ;;
+	*) echo 1200 ;;
+	esac
 }
-run_one() { # label spec out seed
-	command_of "$2" "$3" "$4"
-	"${CMD[@]}" 2>&1 | sed -u "s|^|[$1] |"
+
+command_of() { # job -> CMD
+	local ki=${RUN_K[$1]} vm
+	if [ "$EXP" = bench-ack ]; then
+		# shellcheck disable=SC2206 # the algorithms, one word each
+		CMD=(bash testbed/bench-ack/run.sh --kmod-dir "${MODS[$ki]}"
+		     --out "${RUN_OUT[$1]}" "${EXTRA[@]}" ${RUN_SPEC[$1]})
+	else
+		CMD=(bash "testbed/$EXP/run.sh" --cc "${RUN_SPEC[$1]}"
+		     --out "${RUN_OUT[$1]}" --kmod-dir "${MODS[$ki]}"
+		     ${RUN_SEED[$1]:+--seed "${RUN_SEED[$1]}"} "${EXTRA[@]}")
+		[ "$BPF" = 0 ] || CMD+=(--bpf)
+	fi
+	[ "$NATIVE" = 0 ] || return 0
+	read -r -a vm <<< "${VM[$ki]}"
+	[ "$EXP" != faults ] || vm+=(--keep-log \
+		"$OUT/${KERNELS[$ki]}/guest-dmesg-${RUN_LABEL[$1]#*/}.txt")
+	CMD=(scripts/vm-run.sh "${vm[@]}" --icount --timeout \
+	     "$(timeout_of "${KERNELS[$ki]}")" "${SHARES[@]}" -- "${CMD[@]}")
+}
+run_one() { # job
+	command_of "$1"
+	"${CMD[@]}" 2>&1 | sed -u "s|^|[${RUN_LABEL[$1]}] |"
 	return "${PIPESTATUS[0]}"
 }
 
@@ -308,17 +429,20 @@ if [ "$EXP" = incast ]; then
 fi
 
 if [ "$DRY" = 1 ]; then
-	for i in "${!RUN_NAME[@]}"; do
-		command_of "${RUN_SPEC[$i]}" "${RUN_OUT[$i]}" "${RUN_SEED[$i]}"
+	for i in "${!RUN_LABEL[@]}"; do
+		command_of "$i"
 		printf '%q ' "${CMD[@]}"
 		echo
 	done
 	exit 0
 fi
 
-python3 - "$OUT/run.json" "$REL" "$NATIVE" "$BPF" "$(git rev-parse HEAD 2>/dev/null || true)" \
-	"$(git diff --quiet HEAD 2>/dev/null && echo 0 || echo 1)" \
-	"${SEEDS[*]}" "${ARGS[@]}" <<'PY'
+# run_json FILE KERNEL-RELEASES: how the results were made.
+run_json() {
+	python3 - "$1" "$2" "$NATIVE" "$BPF" \
+		"$(git rev-parse HEAD 2>/dev/null || true)" \
+		"$(git diff --quiet HEAD 2>/dev/null && echo 0 || echo 1)" \
+		"${SEEDS[*]}" "${ARGS[@]}" <<'PY'
 import json, sys, time
 out, rel, native, bpf, commit, dirty, seeds, *args = sys.argv[1:]
 r = {"command": ["testbed/run.sh"] + args, "kernel": rel,
@@ -329,37 +453,59 @@ if seeds:
     r["seeds"] = [int(s) for s in seeds.split()]
 json.dump(r, open(out, "w"), indent=1)
 PY
+}
+run_json "$OUT/run.json" "${REL[*]}"
 
-# Earlier seeds of these algorithms would be summarized with these.
+# Earlier results of these algorithms would be summarized with these.
 if [ ${#SEEDS[@]} -gt 0 ]; then
 	for n in "${names[@]}"; do
 		rm -rf "${OUT:?}/$n"/seed-*
 	done
 	rm -rf "$OUT/_nosample"
 fi
+if [ "$EXP" = faults ]; then
+	for ki in "${!KERNELS[@]}"; do
+		for n in "${names[@]}"; do
+			rm -rf "${OUT:?}/${KERNELS[$ki]}/$n"
+		done
+		mkdir -p "$OUT/${KERNELS[$ki]}"
+		run_json "$OUT/${KERNELS[$ki]}/run.json" "${REL[$ki]}"
+	done
+fi
 
 echo "== running ${#names[@]} algorithms${SEEDS:+ x ${#SEEDS[@]} seeds}" \
-	"(${#RUN_NAME[@]} guests), $JOBS at a time (progress below)"
+	"in ${KERNELS[*]} (${#RUN_LABEL[@]} guests), $JOBS at a time" \
+	"(progress below)"
 pids=() failed=0
-for i in "${!RUN_NAME[@]}"; do
+for i in "${!RUN_LABEL[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
-	run_one "${RUN_NAME[$i]}${RUN_SEED[$i]:+/seed-${RUN_SEED[$i]}}" \
-		"${RUN_SPEC[$i]}" "${RUN_OUT[$i]}" "${RUN_SEED[$i]}" &
+	run_one "$i" &
 	pids+=($!)
 done
 # The sampler's effect: the first seed only.
 if [ -n "$NOSAMPLE" ]; then
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
 	EXTRA+=(--no-sample --no-headroom)
-	run_one "theta_powertcp/seed-${SEEDS[0]}, no sampler" "$NOSAMPLE" \
-		"$OUT/_nosample/theta_powertcp/seed-${SEEDS[0]}" "${SEEDS[0]}" &
+	job 0 "theta_powertcp/seed-${SEEDS[0]}, no sampler" "$NOSAMPLE" \
+		"$OUT/_nosample/theta_powertcp/seed-${SEEDS[0]}" "${SEEDS[0]}"
+	run_one $((${#RUN_LABEL[@]} - 1)) &
 	pids+=($!)
 fi
 for p in "${pids[@]}"; do wait "$p" || failed=1; done
-[ "$failed" = 0 ] || { echo "run: an algorithm's run failed (see above)" >&2; exit 1; }
+# What the benchmark measured, in each kernel.
+if [ "$EXP" = bench-ack ]; then
+	for ki in "${!KERNELS[@]}"; do
+		[ ! -d "$OUT/${REL[$ki]}" ] ||
+			sha256sum "${MODS[$ki]}"/*.ko | sed "s|  .*/|  |" \
+				> "$OUT/${REL[$ki]}/modules.sha256"
+	done
+fi
+# The fault matrix is summarized whatever failed: its table says what.
+[ "$failed" = 0 ] || [ "$EXP" = faults ] ||
+	{ echo "run: an algorithm's run failed (see above)" >&2; exit 1; }
 
 echo "== analysis"
-python3 "testbed/$EXP/summarize.py" "$OUT"
+/usr/bin/python3 "testbed/$EXP/summarize.py" "$OUT"
 if [ -n "$NOSAMPLE" ]; then
 	python3 - "$OUT" "${SEEDS[0]}" <<'PY'
 import csv, json, sys
@@ -376,6 +522,9 @@ print("sampling effect on theta_powertcp's goodput (seed %d): %+.2f%% "
       "(%d vs %d bytes)" % (seed, d["difference_pct"], a, b))
 PY
 fi
-echo "== plots"
-/usr/bin/python3 "testbed/$EXP/plot.py" --results "$OUT" --out "$OUT/$EXP.png"
+if [ -f "testbed/$EXP/plot.py" ]; then
+	echo "== plots"
+	/usr/bin/python3 "testbed/$EXP/plot.py" --results "$OUT" --out "$OUT/$EXP.png"
+fi
 echo "results: $OUT/summary.json, $OUT/summary.csv, $(find "$OUT" -maxdepth 1 -name '*.png' | sort | tr '\n' ' ')"
+[ "$failed" = 0 ] || { echo "run: a case or a guest failed (see above)" >&2; exit 1; }

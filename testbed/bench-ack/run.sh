@@ -1,17 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest half of scripts/bench-ack.sh: runs as root in a kernel booted
-# under -icount (scripts/vm-run.sh --icount), never on a host.
+# The per-ACK cost benchmark in one kernel: runs as root in a kernel
+# booted under -icount (testbed/run.sh bench-ack boots one per kernel),
+# never on a host. A benchmark, not a test: it asserts nothing about the
+# figures.
 #
-#   testbed/bench-ack/run.sh [--write-kb N] [--fixed-mbit R] [--fixed-tso]
-#                              MODDIR OUTDIR SECONDS REPS ALG...
+#   testbed/bench-ack/run.sh --kmod-dir D --out DIR [options] ALG...
 #
 # --write-kb: the size of iperf3's writes (-l), default 128 KB, iperf3's
 # own default. It sets how many skbs a write ends in a partly filled one
-# (docs/DESIGN.md, the per-ACK cost). --fixed-mbit: the rate of the CPU
-# per byte runs (default 100 Mbit/s); --fixed-tso: those runs with the
-# veth's TSO and GSO as they come (on), not one segment per skb.
+# (docs/PERF.md). --fixed-mbit: the rate of the CPU per byte runs
+# (default 100 Mbit/s); --fixed-tso: those runs with the veth's TSO and
+# GSO as they come (on), not one segment per skb.
 #
 # For each ALG, the cost of its ACK path, one call at a time: a sender and a
 # receiver namespace joined by a veth pair, a token bucket at RATE_MBIT on
@@ -57,71 +58,97 @@
 # (outside iperf3's timed window): a loss would cost the stack work that
 # is not the per-ACK hooks'. And the segments it sent and the skbs it
 # handed to IP (a TSO skb once): how an algorithm sends changes the
-# stack's work per byte too (docs/DESIGN.md, the per-ACK cost).
+# stack's work per byte too (docs/PERF.md).
 #
-# Writes OUTDIR/ALG.calls (see parse below), OUTDIR/empty.calls,
-# OUTDIR/headroom.csv (rep, algorithm, mbps, retrans_segs, out_segs,
-# out_skbs), OUTDIR/cpu.csv (rep, algorithm, rate_mbit, mbps, window_ns,
-# busy_ns, rx_bytes, retrans_segs), OUTDIR/meta.json.
+# Writes DIR/ALG.calls (see parse below), DIR/empty.calls,
+# DIR/headroom.csv (rep, algorithm, mbps, retrans_segs, out_segs,
+# out_skbs), DIR/cpu.csv (rep, algorithm, rate_mbit, mbps, window_ns,
+# busy_ns, rx_bytes, retrans_segs), DIR/meta.json.
 
 # The braces make bash read the whole script first: editing it on the host
 # cannot derail a run in flight.
 {
 set -u
 
-WRITE_KB=128 FIXED_MBIT=100 FIXED_TSO=0
+TB_PROG=bench-ack
+# shellcheck source=testbed/lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+usage() {
+	cat <<USAGE
+usage: testbed/bench-ack/run.sh --kmod-dir D --out DIR [options] ALG...
+  --kmod-dir D        where tcp_theta_powertcp.ko etc. are (required)
+  --out DIR           the raw data (required)
+  --seconds S         whole guest seconds of traffic per algorithm, for
+                      the per-call cost and for each headroom run (default 1)
+  --reps N            interleaved headroom repetitions (default 3; 0: none)
+  --write-kb N        iperf3's write size in KB (default 128, iperf3's own)
+  --fixed-mbit R      the rate of the CPU-per-byte runs (default 100)
+  --fixed-tso         those runs with TSO/GSO on (default: one segment per
+                      skb, as the testbed's hosts send)
+  --check-args        check the options and exit (testbed/run.sh does, on
+                      the host, before any guest boots)
+ALG: algorithms of testbed/algorithms.tsv with per-ACK hooks.
+USAGE
+}
+
+# One line and exit 2 for a bad option: the host's check shows it.
+bad() { echo "bench-ack: $*" >&2; exit 2; }
+whole() { # option value
+	[[ $2 =~ ^[1-9][0-9]{0,5}$ ]] || bad "$1: '$2' is not a whole number, 1 or more"
+}
+
+MODDIR='' OUT='' SECS=1 REPS=3 WRITE_KB=128 FIXED_MBIT=100 FIXED_TSO=0 CHECK=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	--write-kb) WRITE_KB=${2:?}; shift 2 ;;
-	--fixed-mbit) FIXED_MBIT=${2:?}; shift 2 ;;
+	--kmod-dir) [ -n "${2:-}" ] || bad "$1 needs a value"; MODDIR=$2; shift 2 ;;
+	--out) [ -n "${2:-}" ] || bad "$1 needs a value"; OUT=$2; shift 2 ;;
+	--seconds) whole "$1" "${2:-}"; SECS=$2; shift 2 ;;
+	--reps) [[ ${2:-} =~ ^[0-9]{1,3}$ ]] || bad "--reps: '${2:-}' is not 0 to 999"
+		REPS=$2; shift 2 ;;
+	--write-kb) whole "$1" "${2:-}"; WRITE_KB=$2; shift 2 ;;
+	--fixed-mbit) whole "$1" "${2:-}"; FIXED_MBIT=$2; shift 2 ;;
 	--fixed-tso) FIXED_TSO=1; shift ;;
+	--check-args) CHECK=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	-*) bad "unknown argument '$1' (see --help)" ;;
 	*) break ;;
 	esac
 done
-MODDIR=${1:?usage: bench-ack-guest.sh [--write-kb N] [--fixed-mbit R] [--fixed-tso] MODDIR OUTDIR SECONDS REPS ALG...}
-OUT=${2:?}
-SECS=${3:?}
-REPS=${4:?}
-shift 4
+[ "$CHECK" = 0 ] || exit 0
+[ -n "$MODDIR" ] && [ -n "$OUT" ] || bad "--kmod-dir and --out are required"
+[ $# -gt 0 ] || bad "no algorithm given"
 ALGS=("$@")
 RATE_MBIT=50
 RTT_US=1000
-NS_S=pab_snd
-NS_R=pab_rcv
 T=/sys/kernel/tracing
 
-die() { echo "bench-ack-guest: $*" >&2; exit 1; }
+die() { echo "bench-ack: $*" >&2; exit 1; }
 # Progress, with the guest's uptime.
 step() { echo "# $(cut -d' ' -f1 /proc/uptime) s: $*"; }
 
 mkdir -p "$OUT" || die "cannot create $OUT"
 rm -f "$OUT"/*.calls "$OUT/headroom.csv" "$OUT/cpu.csv" "$OUT/meta.json"
 
-# The hooks of each algorithm, as set_ftrace_filter takes them.
+# This run's namespaces (tb_ns), and what tb_load_cc gives our modules.
+NS_S=$(tb_ns snd) NS_R=$(tb_ns rcv)
+KMOD_DIR=$MODDIR TAU_US=$RTT_US
+
+# hooks ALG: its per-ACK hooks, as set_ftrace_filter takes them (the
+# registry's hooks column, testbed/algorithms.tsv).
 hooks() {
-	case $1 in
-	theta_powertcp) echo "powertcp_cong_control_hook:mod:tcp_theta_powertcp" ;;
-	powertcp_evo) echo "powertcp_cong_control_hook:mod:tcp_powertcp_evo" ;;
-	bbr) echo "bbr_main" ;;
-	dctcp) echo "dctcp_update_alpha tcp_reno_cong_avoid" ;;
-	cubic) echo "cubictcp_acked cubictcp_cong_avoid" ;;
-	*) die "no hooks known for $1" ;;
-	esac
+	local h
+	h=$(tb_reg "$1" hooks)
+	[ -n "$h" ] && [ "$h" != - ] || die "no hooks known for $1 (testbed/algorithms.tsv)"
+	echo "$h"
 }
 
+# load ALG: the algorithm, as the experiments load it (lib/common.sh's
+# tb_load_cc): our modules from MODDIR with the path's tau and rate.
 load() {
-	case $1 in
-	theta_powertcp|powertcp_evo)
-		local m=tcp_$1
-		grep -q "^$m " /proc/modules ||
-			insmod "$MODDIR/$m.ko" || die "insmod $m failed"
-		# The testbed's setting: τ and the line rate of the path.
-		echo "$RTT_US" > "/sys/module/$m/parameters/base_rtt_us" &&
-		echo "$RATE_MBIT" > "/sys/module/$m/parameters/line_rate_mbps" ||
-			die "cannot set $m's parameters" ;;
-	cubic) ;;
-	*) modprobe "tcp_$1" || die "modprobe tcp_$1 failed" ;;
-	esac
+	tb_cc_parse "$1"
+	CC_SPEC=$1 CC=$TB_CC
+	tb_load_cc
 }
 
 # shellcheck source=kmod/tests/path.sh
@@ -397,7 +424,7 @@ cat > "$OUT/meta.json" <<JSON
  "tsc": "$(dmesg | grep -m1 -o 'tsc: Refined TSC.*' || dmesg | grep -m1 -o 'tsc: Detected.*')",
  "empty_function": "__rcu_read_lock"}
 JSON
-echo "# bench-ack-guest: done"
+echo "# bench-ack: done"
 # Never read on past the block: the file may have changed under the run.
 exit 0
 }

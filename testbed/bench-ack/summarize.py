@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarize a per-ACK cost benchmark (scripts/bench-ack.sh).
+"""Summarize a per-ACK cost benchmark (testbed/run.sh bench-ack).
 
     testbed/bench-ack/summarize.py DIR
 
@@ -22,6 +22,7 @@ byte at a fixed rate (cpu.csv, absent from older runs): the guest's busy
 ns (one instruction each under -icount) per KB the receiver took in,
 median, min and max of the same repetitions.
 """
+import argparse
 import csv
 import json
 import os
@@ -162,7 +163,10 @@ def plot(summary, raw, path):
 
 
 def main():
-    d = sys.argv[1]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir", metavar="DIR", help="one directory per kernel "
+                    "release, of testbed/bench-ack/run.sh")
+    d = ap.parse_args().dir
     rels = sorted(x for x in os.listdir(d)
                   if os.path.exists(os.path.join(d, x, "meta.json")))
     if not rels:

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Score one candidate congestion control on the training suite.
 
@@ -235,7 +235,7 @@ def reference_tail(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--algorithm", default="powertcp_evo")
     ap.add_argument("--param", action="append", default=[])

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Do the search's short windows rank candidates like full-length runs?
 
@@ -49,7 +49,7 @@ def spearman(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "evolve"))
     ap.add_argument("--sample", type=int, default=6)
     ap.add_argument("--jobs", type=int, default=2)

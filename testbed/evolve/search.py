@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Evolve powertcp_evo on the real-kernel testbed (make evolve).
 
@@ -79,11 +79,13 @@ def die(msg):
 
 
 def need_optuna():
+    """The optuna module, or die saying how to get it."""
     try:
-        import optuna  # noqa: F401
+        import optuna
     except ImportError:
         die("optuna missing: apt-get install python3-optuna, and run this with\n"
             "Debian's /usr/bin/python3")
+    return optuna
 
 
 def snapshot_module(out, kernel):
@@ -240,7 +242,7 @@ def write_outputs(study, out, ref_score):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trials", type=int, default=40)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--study", default="powertcp_evo")
@@ -256,8 +258,7 @@ def main():
         die("--jobs: 1 to 8")
     if args.trials < 0:
         die("--trials: not negative")
-    need_optuna()
-    import optuna
+    optuna = need_optuna()
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     snapshot_module(out, args.kernel)

@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Figure-6 style plot of fairness experiments, one panel per algorithm.
 
-    plot_fairness.py --results DIR --out PNG [--seed S] [--smooth N]
-                     [--no-raw] [--title TEXT]
+    testbed/fairness/plot.py --results DIR --out PNG [--seed S] [--smooth N]
+                             [--no-raw] [--title TEXT]
 
 DIR holds one subdirectory per algorithm, named after it, and in it one
 per seed, seed-S (testbed/run.sh fairness --seeds), written by
@@ -93,7 +93,7 @@ def flow_rates(g, fid, k):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int)

@@ -3,7 +3,7 @@
 #
 # The fairness experiment of the PowerTCP paper (Figure 6's shape) for one
 # congestion control, on the star topology of testbed/lib/topology.sh: four
-# senders to one receiver through the bottleneck, flow i (from tb_h(i+1))
+# senders to one receiver through the bottleneck, flow i (from host i+1)
 # active from i to i+4 phases, so 1, 2, 3, 4, 3, 2, 1 flows share the link.
 # Runs as root where modules can be loaded: inside the QEMU guest
 # (scripts/vm-run.sh) or natively.
@@ -80,7 +80,6 @@ fi
 # A stopped sender still sends what it has buffered, at its rate of the
 # moment: keep that to 2 BDP (~2 ms at line rate, 9 at a quarter of it).
 LOWAT=${LOWAT:-$((2 * BDP_BYTES))}
-[ -x "$TB_TOOLS/tcpflows" ] || tb_die "$TB_TOOLS/tcpflows missing (make tools)"
 
 # Flow i from host i+1, active over phases [i, i + FLOWS) of $1 us, its
 # start delayed by its seeded jitter; with $2, all flows from 0 to $2.
@@ -88,7 +87,7 @@ flows() { # phase_us [stop_us]
 	local i=0 j
 	echo "--listen $TB_RCV,$TB_RCV_ADDR,5001"
 	for j in $(tb_jitter "$FLOWS"); do
-		echo "--flow $i,tb_h$((i + 1)),$TB_RCV_ADDR,5001,$((i * $1 + j)),0,${2:-$(((i + FLOWS) * $1))}"
+		echo "--flow $i,$(tb_host $((i + 1))),$TB_RCV_ADDR,5001,$((i * $1 + j)),0,${2:-$(((i + FLOWS) * $1))}"
 		i=$((i + 1))
 	done
 }
@@ -102,16 +101,8 @@ topology() {
 lowat=()
 [ "$LOWAT" -gt 0 ] && lowat=(--notsent-lowat "$LOWAT")
 
-mkdir -p "$OUT"
+tb_prelude tcpflows
 rm -rf "$OUT"/*.csv "$OUT"/*.json "$OUT"/trace.txt "$OUT/headroom"
-# The run writes to a tmpfs first: in the guest, writing through 9p while
-# the flows run would make virtual time depend on the host's I/O.
-TB_WORK=$(mktemp -d /tmp/fairness.XXXXXX)
-WORK=$TB_WORK
-# Likewise, page the traffic tool in now rather than during the run.
-cat "$TB_TOOLS/tcpflows" > /dev/null
-tb_load_cc
-tb_trace_check
 echo "# fairness: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
 	"buffer=${BUFFER_BYTES} B, BDP=${BDP_BYTES} B, $FLOWS flows," \
 	"$PHASES phases of ${PHASE_RTTS} RTTs (${PHASE_US} us), end ${END_US} us," \
@@ -145,8 +136,8 @@ cp -r "$WORK"/* "$OUT/"
 # Not < <(...): the guest's /dev has no /dev/fd for process substitution.
 mapfile -t jit <<< "$(tb_jitter "$FLOWS")"
 schedule=$(for i in $(seq 0 $((FLOWS - 1))); do
-	printf '%s{"id": %d, "netns": "tb_h%d", "start_us": %d, "stop_us": %d}' \
-		"$([ "$i" = 0 ] || echo ', ')" "$i" $((i + 1)) \
+	printf '%s{"id": %d, "netns": "%s", "start_us": %d, "stop_us": %d}' \
+		"$([ "$i" = 0 ] || echo ', ')" "$i" "$(tb_host $((i + 1)))" \
 		$((i * PHASE_US + jit[i])) $(((i + FLOWS) * PHASE_US))
 done)
 tb_param flows "$FLOWS" phases "$PHASES" phase_rtts "$PHASE_RTTS" \

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Summarize fairness runs: analyze each run's raw data, aggregate the
 seeds, check the goals.
@@ -36,6 +36,7 @@ seeds), each seed's Jain index per phase, and whether each goal holds.
 Exits 1, loudly, if any run failed the CPU headroom check: its rates would
 be the VM's CPU, not the link's.
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -98,9 +99,10 @@ def goals(alg, rows):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: summarize_fairness.py RESULTS_DIR")
-    res = sys.argv[1]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", metavar="RESULTS_DIR",
+                    help="ALG/seed-S/ runs of testbed/fairness/run.sh")
+    res = ap.parse_args().results
     runs = []
     try:
         for alg, seed, run in seed_runs(res, "summarize_fairness"):

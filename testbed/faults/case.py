@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """One case of testbed/faults/run.sh: its figures from tcpflows' flows.csv and
 verify.csv (--verify), the kernel log lines it produced and its action's
@@ -18,7 +18,7 @@ import re
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", required=True)
     ap.add_argument("--case", required=True)
     ap.add_argument("--cc", required=True)

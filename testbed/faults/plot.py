@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The fault matrix in one figure: per kernel, each case's goodput of every
 algorithm relative to cubic's in the same case (bars), a cross on a case
@@ -26,7 +26,7 @@ except Exception:  # the registry's colours, if it reads
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()

@@ -76,19 +76,12 @@ esac
 tb_setup
 trap 'rc=$?; stop_bg; (exit $rc); tb_cleanup' EXIT
 TAU_US=${TAU_US:-$RTT_US}
-for t in tcpflows param-writer; do
-	[ -x "$TB_TOOLS/$t" ] || tb_die "$TB_TOOLS/$t missing (make tools)"
-done
-TB_WORK=$(mktemp -d /tmp/faults.XXXXXX)
-WORK=$TB_WORK
 BG=''		# the case's background action, if running
 BAD_LOG='WARNING:|BUG:|Oops|sleeping function called from invalid context|Call Trace|general protection|KASAN|UBSAN|refcount_t|list_add corruption|soft lockup|hung task|rcu.*stall'
 
-cat "$TB_TOOLS/tcpflows" "$TB_TOOLS/param-writer" > /dev/null
 # ss -tinoe reads sockets through sock_diag (not built in on Debian).
 modprobe -qa inet_diag tcp_diag 2>/dev/null || true
-tb_load_cc
-mkdir -p "$OUT"
+tb_prelude tcpflows param-writer
 OURS=0
 [ -n "$TB_CC_MODULE" ] && [ -e "/sys/module/$TB_CC_MODULE/parameters/base_rtt_us" ] &&
 	OURS=1
@@ -153,7 +146,7 @@ act_blackhole10s() {
 	for t in 1 5 10; do
 		sleep $((t - prev))
 		prev=$t
-		ip netns exec tb_h1 ss -tinoe > "$WORK/ss-h1-after-${t}s.txt" 2>&1 || true
+		ip netns exec "$(tb_host 1)" ss -tinoe > "$WORK/ss-h1-after-${t}s.txt" 2>&1 || true
 	done
 }
 
@@ -275,7 +268,7 @@ case_topology() {
 	TB_MTU=$C_MTU TB_CC=$CC TB_ECN_K_BYTES=$C_K tb_star "$C_HOSTS"
 	if [ -n "$C_NETEM" ]; then
 		for i in $(seq 1 "$C_HOSTS"); do
-			add_netem "tb_h$i"
+			add_netem "$(tb_host "$i")"
 		done
 	fi
 	if [ "$C_V6" = 1 ]; then
@@ -285,9 +278,9 @@ case_topology() {
 		ip -n "$TB_RCV" -6 route add default via fd00::1 quickack 1 ||
 			tb_die "cannot add IPv6 to the receiver"
 		for i in $(seq 1 "$C_HOSTS"); do
-			ip -n "tb_h$i" addr add "fd00:$i::2/64" dev eth0 nodad &&
+			ip -n "$(tb_host "$i")" addr add "fd00:$i::2/64" dev eth0 nodad &&
 			ip -n "$TB_SW" addr add "fd00:$i::1/64" dev "to_h$i" nodad &&
-			ip -n "tb_h$i" -6 route add default via "fd00:$i::1" ||
+			ip -n "$(tb_host "$i")" -6 route add default via "fd00:$i::1" ||
 				tb_die "cannot add IPv6 to host $i"
 		done
 	fi
@@ -299,7 +292,7 @@ case_flows() {
 	echo "--listen $TB_RCV,$dst,5001"
 	for i in $(seq 0 $((C_FLOWS - 1))); do
 		start=$((i * C_SPACING_US))
-		echo "--flow $i,tb_h$((i % C_HOSTS + 1)),$dst,5001,$start,$C_BYTES,$stop${C_CC0:+,$C_CC0}"
+		echo "--flow $i,$(tb_host $((i % C_HOSTS + 1))),$dst,5001,$start,$C_BYTES,$stop${C_CC0:+,$C_CC0}"
 	done
 }
 
@@ -355,10 +348,10 @@ run_case() {
 	# RTO and backoff, cwnd, pacing, retransmissions), for a flow that
 	# did not finish.
 	for i in $(seq 1 "$C_HOSTS"); do
-		ip netns exec "tb_h$i" ss -tinoe > "$dir/ss-h$i.txt" 2>&1 || true
+		ip netns exec "$(tb_host "$i")" ss -tinoe > "$dir/ss-h$i.txt" 2>&1 || true
 		[ -z "$C_NETEM" ] ||
-			{ tc -n "tb_h$i" -s qdisc show dev eth0
-			  tc -n "tb_h$i" -s class show dev eth0; } > "$dir/qdisc-h$i.txt" 2>&1
+			{ tc -n "$(tb_host "$i")" -s qdisc show dev eth0
+			  tc -n "$(tb_host "$i")" -s class show dev eth0; } > "$dir/qdisc-h$i.txt" 2>&1
 	done
 	cp "$WORK/flows.csv" "$WORK/verify.csv" "$WORK/tcpflows.out" "$dir/" 2>/dev/null || true
 	cp "$WORK"/action.txt "$WORK"/ss-h1-after-* "$dir/" 2>/dev/null || true

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The fault matrix's summary: every case.json of testbed/faults/run.sh under
 DIR, laid out as DIR/ALG/CASE/ (one kernel, as testbed/run.sh faults
@@ -43,9 +43,11 @@ def load(root):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("dir")
-    ap.add_argument("--doc")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir", metavar="DIR",
+                    help="the case.json of testbed/faults/run.sh under it")
+    ap.add_argument("--doc", metavar="FILE", help="replace the table "
+                    "between FILE's faults:begin and faults:end markers")
     a = ap.parse_args()
     rows = load(a.dir)
     if not rows:

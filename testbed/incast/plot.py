@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Figure-2 style plot of incast experiments, one column per algorithm.
 
-    plot_incast.py --results DIR --out PNG [--seed S] [--t0-us T0]
-                   [--window-us W] [--title TEXT] [--smooth N]
+    testbed/incast/plot.py --results DIR --out PNG [--seed S] [--t0-us T0]
+                           [--window-us W] [--title TEXT] [--smooth N]
 
 DIR holds one subdirectory per algorithm, named after it, and in it one
 per seed, seed-S (testbed/run.sh incast --seeds), with qdisc.csv
@@ -86,7 +86,7 @@ def rate_mbps(t, sent, k):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int)

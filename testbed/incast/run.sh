@@ -60,7 +60,6 @@ PRE_US=${PRE_US:-$((860 * RTT_US))}
 POST_US=${POST_US:-$((1300 * RTT_US))}
 SAMPLE_US=${SAMPLE_US:-$((RTT_US * 3 / 2))}
 END_US=$((PRE_US + POST_US))
-[ -x "$TB_TOOLS/tcpflows" ] || tb_die "$TB_TOOLS/tcpflows missing (make tools)"
 STAR=tb_star
 if [ "$BACKEND" = mininet ]; then
 	# shellcheck source=testbed/mininet/star.sh
@@ -74,9 +73,9 @@ fi
 flows() { # start_of_incast end
 	local i=1 j
 	echo "--listen $TB_RCV,$TB_RCV_ADDR,5001"
-	echo "--flow 0,tb_h1,$TB_RCV_ADDR,5001,0,0,$2"
+	echo "--flow 0,$(tb_host 1),$TB_RCV_ADDR,5001,0,0,$2"
 	for j in $(tb_jitter "$SENDERS"); do
-		echo "--flow $i,tb_h$((i + 1)),$TB_RCV_ADDR,5001,$(($1 + j)),0,$2"
+		echo "--flow $i,$(tb_host $((i + 1))),$TB_RCV_ADDR,5001,$(($1 + j)),0,$2"
 		i=$((i + 1))
 	done
 }
@@ -87,16 +86,8 @@ topology() {
 		"$STAR" $((SENDERS + 1))
 }
 
-mkdir -p "$OUT"
+tb_prelude tcpflows
 rm -rf "$OUT"/*.csv "$OUT"/*.json "$OUT"/trace.txt "$OUT/headroom"
-# The run writes to a tmpfs first: in the guest, writing through 9p while
-# the flows run would make virtual time depend on the host's I/O.
-TB_WORK=$(mktemp -d /tmp/incast.XXXXXX)
-WORK=$TB_WORK
-# Likewise, page the traffic tool in now rather than during the run.
-cat "$TB_TOOLS/tcpflows" > /dev/null
-tb_load_cc
-tb_trace_check
 echo "# incast: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
 	"buffer=${BUFFER_BYTES} B, BDP=${BDP_BYTES} B, 1+${SENDERS} flows," \
 	"$BACKEND backend, incast at ${PRE_US} us, end ${END_US} us, sampling ${SAMPLE_US} us"

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Summarize incast runs: analyze each run's raw data, aggregate the seeds.
 
@@ -21,6 +21,7 @@ of the table's figures. Prints the table, "mean ± sd" over the seeds.
 Exits 1, loudly, if any run failed the CPU headroom check: its queue would
 be the VM's CPU, not the switch.
 """
+import argparse
 import os
 import sys
 
@@ -70,9 +71,10 @@ def aggregate(rows):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: summarize_incast.py RESULTS_DIR")
-    res = sys.argv[1]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", metavar="RESULTS_DIR",
+                    help="ALG/seed-S/ runs of testbed/incast/run.sh")
+    res = ap.parse_args().results
     rows = []
     for alg, seed, run in seed_runs(res, "summarize_incast"):
         r = analyze(run)

@@ -427,6 +427,31 @@ tb_setup() {
 	trap 'exit 143' TERM
 }
 
+# tb_prelude TOOL...: after tb_setup, what every experiment does before
+# its first topology. The TOOLs (userspace-tools/bin) must exist, and are
+# paged in now: in the guest they come over 9p from the host's root, and
+# reading them while the flows run would make virtual time depend on the
+# host's I/O. For the same reason the run writes to a work directory on
+# the guest's tmpfs (TB_WORK, also WORK; removed on exit), copied to OUT
+# at the end. Then the congestion control, loaded (tb_load_cc), and with
+# --trace its events checked.
+tb_prelude() {
+	local t
+	for t in "$@"; do
+		[ -x "$TB_TOOLS/$t" ] || tb_die "$TB_TOOLS/$t missing (make tools)"
+	done
+	mkdir -p "$OUT" || tb_die "--out: cannot create $OUT"
+	TB_WORK=$(mktemp -d "/tmp/$TB_PROG.XXXXXX") ||
+		tb_die "cannot create a work directory in /tmp"
+	# shellcheck disable=SC2034 # the experiments'
+	WORK=$TB_WORK
+	for t in "$@"; do
+		cat "$TB_TOOLS/$t" > /dev/null
+	done
+	tb_load_cc
+	tb_trace_check
+}
+
 # --- cleanup ---------------------------------------------------------------
 
 TB_WORK=''	# a work directory to remove on exit
@@ -434,7 +459,7 @@ TB_CHILD=''	# the traffic process running, if any
 TB_TRACING=0
 
 # On any exit, including SIGINT/SIGTERM (tb_setup's traps): stop the
-# traffic, tracing, remove every tb_* namespace and the work directory.
+# traffic, tracing, remove this run's namespaces and the work directory.
 tb_cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
@@ -461,14 +486,41 @@ tb_run() {
 	return "$rc"
 }
 
-# Remove every namespace the testbed may have made, after stopping a
-# Mininet network if one runs (testbed/mininet/star.sh).
+# --- namespaces ------------------------------------------------------------
+
+# A run's namespaces are named TB_NS plus their role (tb_ns h1: tb-Xy3kQ9_h1,
+# ...): TB_NS holds a suffix new to each run, as the kernel selftests'
+# setup_ns does, and a run deletes exactly the namespaces it made
+# (TB_NS_MADE), so that runs side by side, or on a host with namespaces of
+# its own (--native), never touch one another's.
+TB_NS=${TB_NS:-tb-$(mktemp -u XXXXXX)_}
+TB_NS_MADE=()
+
+# tb_ns ROLE: the name of this run's namespace ROLE (h1, sw, rcv, ...).
+tb_ns() {
+	echo "$TB_NS$1"
+}
+
+# tb_ns_add NAME [PID]: create namespace NAME, or with PID name the
+# namespace of process PID so (ip netns attach); it is this run's to delete.
+tb_ns_add() {
+	if [ $# -gt 1 ]; then
+		ip netns attach "$1" "$2" || return 1
+	else
+		ip netns add "$1" || return 1
+	fi
+	TB_NS_MADE+=("$1")
+}
+
+# Remove the namespaces this run made, after stopping a Mininet network if
+# one runs (testbed/mininet/star.sh).
 tb_destroy() {
 	local ns
 	! declare -F tb_mn_stop > /dev/null || tb_mn_stop
-	for ns in $(ip netns list 2>/dev/null | awk '/^tb_/ {print $1}'); do
-		ip netns del "$ns"
+	for ns in ${TB_NS_MADE[@]+"${TB_NS_MADE[@]}"}; do
+		ip netns del "$ns" 2>/dev/null || true
 	done
+	TB_NS_MADE=()
 }
 
 # --- tracing ---------------------------------------------------------------

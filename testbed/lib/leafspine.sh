@@ -9,11 +9,14 @@
 # Default: 2 leaves x 4 hosts, 1 spine; host links at R, leaf uplinks at U
 # (default R: 4 x R down, 1 x U up, 4:1 oversubscribed at the uplinks).
 #
-#               tb_s1                     spine
+#                s1                       spine
 #              /     \                    U each way, netem p on both ends
-#          tb_l1     tb_l2                leaves
+#            l1       l2                  leaves
 #         / | | \   / | | \               R each way; netem 2p on the leaf end
-#        h1 h2 h3 h4 h5 h6 h7 h8          hosts (tb_h1 .. tb_h8)
+#        h1 h2 h3 h4 h5 h6 h7 h8          hosts
+#
+# (namespaces this run's, lib/common.sh's tb_ns: TB_SPINE, ls_leaf_ns L,
+# tb_host H)
 #
 # Every switch egress port (leaf->host, leaf->spine, spine->leaf) is a
 # netem delay line in front of a token bucket at the link rate draining a
@@ -41,11 +44,11 @@
 # "A && B || die" throughout: die if any of the steps fails, as meant.
 # shellcheck disable=SC2015
 
-TB_SPINE=tb_s1
 # shellcheck source=testbed/lib/topology.sh
 . "$(dirname "${BASH_SOURCE[0]}")/topology.sh"
+TB_SPINE=$(tb_ns s1)
 
-ls_leaf_ns() { echo "tb_l$1"; }
+ls_leaf_ns() { tb_ns "l$1"; }
 # ls_host_addr H HPL
 ls_host_addr() { echo "10.$((($1 - 1) / $2 + 1)).$((($1 - 1) % $2 + 1)).2"; }
 
@@ -87,12 +90,12 @@ tb_leafspine() {
 	r_host=$rate r_up=$up
 	[ "$unl" = 1 ] && r_host=0 r_up=0
 	tb_prepare "$cc"
-	ip netns add "$TB_SPINE" || tb_die "cannot create network namespaces"
+	tb_ns_add "$TB_SPINE" || tb_die "cannot create network namespaces"
 	ip netns exec "$TB_SPINE" sysctl -qw net.ipv4.ip_forward=1
 	tb_rcv_route_opts
 	for l in $(seq 1 "$leaves"); do
 		leaf=$(ls_leaf_ns "$l")
-		ip netns add "$leaf" || tb_die "cannot create $leaf"
+		tb_ns_add "$leaf" || tb_die "cannot create $leaf"
 		ip netns exec "$leaf" sysctl -qw net.ipv4.ip_forward=1
 		tb_link "$leaf" up0 "10.100.$l.1" "$TB_SPINE" "to_l$l" \
 			"10.100.$l.2" "$mtu" || tb_die "cannot link $leaf"
@@ -105,7 +108,7 @@ tb_leafspine() {
 		for i in $(seq 1 "$hpl"); do
 			h=$(((l - 1) * hpl + i))
 			ns=$(tb_host "$h")
-			ip netns add "$ns" &&
+			tb_ns_add "$ns" &&
 			tb_link "$ns" eth0 "10.$l.$i.2" "$leaf" "to_h$h" \
 				"10.$l.$i.1" "$mtu" &&
 			ip -n "$ns" route add default via "10.$l.$i.1" \
@@ -115,7 +118,7 @@ tb_leafspine() {
 				"$mtu"
 		done
 	done
-	for ns in $(ip netns list | awk '/^tb_/ {print $1}'); do
+	for ns in "${TB_NS_MADE[@]}"; do
 		tb_ns_defaults "$ns" "$cc"
 	done
 	# Hosts send packet by packet (tb_host_nic); their NIC is a bucket at R.

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The one params.json writer of the testbed's experiments (lib/common.sh).
 
@@ -160,25 +160,41 @@ def parse_pair(kv):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "build-id":
-        b = build_id(sys.argv[2])
+    ap = argparse.ArgumentParser(
+        prog="params.py", description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True,
+                            metavar="{write,build-id}")
+    wr = sub.add_parser("write", help="write params.json: FILE gets one "
+                        "JSON object, then each KEY=VALUE after --",
+                        usage="%(prog)s --out FILE --experiment E "
+                        "--algorithm NAME --spec SPEC [--module MOD] "
+                        "[--file KO] [--bpf LOADER] [--set \"P=V P=V\"] "
+                        "-- KEY=VALUE...")
+    wr.add_argument("--out", required=True, metavar="FILE")
+    wr.add_argument("--experiment", required=True)
+    wr.add_argument("--algorithm", required=True, metavar="NAME")
+    wr.add_argument("--spec", required=True, help="the --cc given")
+    wr.add_argument("--module", default="", metavar="MOD")
+    wr.add_argument("--file", default="", metavar="KO")
+    wr.add_argument("--bpf", default="", metavar="LOADER")
+    wr.add_argument("--set", default="", metavar='"P=V P=V"')
+    bi = sub.add_parser("build-id", help="print the GNU build id of a "
+                        "loaded module or of a .ko file (exit 1 if none)")
+    bi.add_argument("target", metavar="MODULE|FILE.ko")
+    argv = sys.argv[1:]
+    # The KEY=VALUE pairs follow "--"; argparse parses what precedes it.
+    pairs = argv[argv.index("--") + 1:] if "--" in argv else []
+    a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if a.cmd == "build-id":
+        if pairs:
+            ap.error("build-id takes no KEY=VALUE pairs")
+        b = build_id(a.target)
         if not b:
             sys.exit(1)
         print(b)
         return
-    ap = argparse.ArgumentParser(prog="params.py")
-    ap.add_argument("cmd", choices=["write"])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--experiment", required=True)
-    ap.add_argument("--algorithm", required=True)
-    ap.add_argument("--spec", required=True)
-    ap.add_argument("--module", default="")
-    ap.add_argument("--file", default="")
-    ap.add_argument("--bpf", default="")
-    ap.add_argument("--set", default="")
-    argv = sys.argv[1:]
-    pairs = argv[argv.index("--") + 1:] if "--" in argv else []
-    a = ap.parse_args(argv[:len(argv) - len(pairs) - (1 if pairs else 0)])
     p = {"experiment": a.experiment, "algorithm": a.algorithm,
          "algorithm_spec": a.spec, "kernel": platform.release(),
          "module": module_info(a.module, a.file, a.set),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared pieces of the testbed's plot_*.py scripts (matplotlib, Agg)."""
+"""Shared pieces of the plots, testbed/EXP/plot.py (matplotlib, Agg)."""
 import os
 import re
 import sys
@@ -9,7 +9,11 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 
-from tblib import label, order_key, style  # noqa: E402,F401 (re-exported)
+from tblib import label, order_key, style  # noqa: E402
+
+# label and style are tblib's, re-exported for the plots.
+__all__ = ["label", "order_key", "style", "read_csv", "seeds_of",
+           "seeded_dirs"]
 
 
 def read_csv(path):

@@ -5,8 +5,11 @@
 # switch namespace. Sourced by the experiments; needs root, iproute2 and the
 # veth, sch_tbf, sch_netem (and, for ECN marking, sch_red) modules.
 #
-#   tb_h1 .. tb_hN ─┐
-#                   ├─ tb_sw ══[bottleneck]══> tb_rcv
+#   h1 .. hN ─┐
+#             ├─ sw ══[bottleneck]══> rcv
+#
+# (namespaces TB_SW, TB_RCV and tb_host I: this run's, lib/common.sh's
+# tb_ns)
 #
 # The bottleneck is the switch's egress port towards the receiver: a token
 # bucket at TB_RATE_MBIT draining a FIFO of TB_BUFFER_BYTES (tail drop), or,
@@ -25,15 +28,21 @@
 # "A && B || die" throughout: die if any of the steps fails, as meant.
 # shellcheck disable=SC2015
 
-TB_SW=tb_sw
-TB_RCV=tb_rcv
+# shellcheck source=testbed/lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+TB_SW=$(tb_ns sw)
+TB_RCV=$(tb_ns rcv)
 TB_RCV_ADDR=10.0.0.2
 TB_BOTTLENECK_DEV=to_rcv
 
-tb_host() { echo "tb_h$1"; }
+tb_host() { tb_ns "h$1"; }
 
-# shellcheck source=testbed/lib/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# tb_hosts N: the namespaces of hosts 1..N, one a line.
+tb_hosts() {
+	local i
+	for i in $(seq 1 "$1"); do tb_host "$i"; done
+}
 
 # tb_headroom CHECK RATE_MBIT DURATION_US WORKDIR JSON TCPFLOWS_ARGS...
 # The CPU headroom check, on a topology whose rate limit is gone
@@ -73,7 +82,8 @@ tb_link() { # ns_a dev_a addr_a ns_b dev_b addr_b mtu
 # congestion control CC.
 tb_prepare() {
 	tb_destroy
-	modprobe -qa veth sch_tbf sch_netem sch_red 2>/dev/null
+	# Modules, or built in (a kernel without module support).
+	modprobe -qa veth sch_tbf sch_netem sch_red 2>/dev/null || true
 	# Only algorithms in the allowed list may be a namespace's default.
 	grep -qw "$1" /proc/sys/net/ipv4/tcp_allowed_congestion_control ||
 		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$(cat \
@@ -118,7 +128,7 @@ tb_star() {
 	local n=$1 i ns mtu=${TB_MTU:-1500} cc=${TB_CC:-cubic}
 
 	tb_prepare "$cc"
-	ip netns add "$TB_SW" && ip netns add "$TB_RCV" ||
+	tb_ns_add "$TB_SW" && tb_ns_add "$TB_RCV" ||
 		tb_die "cannot create network namespaces"
 	ip netns exec "$TB_SW" sysctl -qw net.ipv4.ip_forward=1
 	tb_link "$TB_RCV" eth0 "$TB_RCV_ADDR" "$TB_SW" "$TB_BOTTLENECK_DEV" \
@@ -129,7 +139,7 @@ tb_star() {
 		tb_die "cannot route the receiver"
 	for i in $(seq 1 "$n"); do
 		ns=$(tb_host "$i")
-		ip netns add "$ns" &&
+		tb_ns_add "$ns" &&
 		tb_link "$ns" eth0 "10.0.$i.2" "$TB_SW" "to_h$i" "10.0.$i.1" "$mtu" &&
 		ip -n "$ns" route add default via "10.0.$i.1" ||
 			tb_die "cannot create host $i"
@@ -147,7 +157,7 @@ tb_star_shape() {
 	local rate=${TB_RATE_MBIT:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
 	local mtu=${TB_MTU:-1500} k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic}
 
-	for ns in "$TB_RCV" $(seq 1 "$n" | sed 's/^/tb_h/'); do
+	for ns in "$TB_RCV" $(tb_hosts "$n"); do
 		tb_ns_defaults "$ns" "$cc"
 		tb_host_nic "$ns"
 	done

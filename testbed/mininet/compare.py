@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Compare the incast summaries of two backends, run by run.
 
@@ -32,7 +32,7 @@ def runs(res):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("netns")
     ap.add_argument("mininet")
     ap.add_argument("--algorithm")

@@ -24,6 +24,7 @@ netdev_max_backlog and so on in the namespace that new hosts copy), is
 skipped: the netns backend runs on the kernel's defaults, and so must this.
 A bad argument exits 2 with a one-line reason.
 """
+import argparse
 import os
 import signal
 import sys
@@ -36,14 +37,21 @@ def die(msg, code=1):
     sys.exit(code)
 
 
-try:
-    from mininet.link import Link
-    from mininet.log import setLogLevel
-    from mininet.net import Mininet
-    import topos
-except ImportError as e:
-    die("%s: Mininet's Python module is missing for %s (apt-get install "
-        "mininet)" % (e, sys.executable))
+class Parser(argparse.ArgumentParser):
+    """A usage error in one line, as every other bad argument."""
+
+    def error(self, message):
+        die("%s (usage: %s)" % (message, self.format_usage().strip()[7:]), 2)
+
+
+def parse_args():
+    """The topology's name and arguments, as the command line gives them."""
+    ap = Parser(
+        description=__doc__.split("\n\n")[0],
+        epilog="TOPO: a topology of testbed/mininet/topos.py with its "
+        "integer arguments (incast,N; dumbbell,N; leafspine[,L,H]).")
+    ap.add_argument("topo", metavar="TOPO[,ARG...]")
+    return ap.parse_args().topo
 
 
 def stop(_sig, _frame):
@@ -51,10 +59,18 @@ def stop(_sig, _frame):
 
 
 def main():
-    if len(sys.argv) != 2:
-        die("usage: mnnet.py TOPO[,ARG...] (TOPO: %s)"
-            % ", ".join(sorted(topos.topos)), 2)
-    name, *args = sys.argv[1].split(",")
+    spec = parse_args()
+    # Mininet (topos.py imports it) only after the arguments: --help needs
+    # neither.
+    try:
+        from mininet.link import Link
+        from mininet.log import setLogLevel
+        from mininet.net import Mininet
+        import topos
+    except ImportError as e:
+        die("%s: Mininet's Python module is missing for %s (apt-get install "
+            "mininet)" % (e, sys.executable))
+    name, *args = spec.split(",")
     if name not in topos.topos:
         die("unknown topology '%s' (have: %s)"
             % (name, ", ".join(sorted(topos.topos))), 2)
@@ -62,7 +78,7 @@ def main():
         args = [int(a) for a in args]
         topo = topos.topos[name](*args)
     except (ValueError, TypeError) as e:
-        die("%s: %s" % (sys.argv[1], e), 2)
+        die("%s: %s" % (spec, e), 2)
     if os.geteuid() != 0:
         die("must run as root")
     for tool, pkg in (("mnexec", "mininet"), ("ifconfig", "net-tools")):

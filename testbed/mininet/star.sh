@@ -9,7 +9,7 @@
 # a node of its own that forwards IPv4, one /24 per port, as the netns
 # backend's) and the veth links, and holds them while the experiment runs.
 # This side then names the namespaces as the netns backend does (ip netns
-# attach: tb_rcv, tb_h1.., tb_sw for the router s1) and configures them
+# attach: TB_RCV, tb_host I, TB_SW for the router s1) and configures them
 # with the netns backend's own function, tb_star_shape: the same sysctls,
 # NIC settings, netem delay and bottleneck (tbf, and RED for the ecn queue)
 # with the same tc commands, on the router's port towards the receiver,
@@ -77,16 +77,16 @@ tb_mn_star() {
 	TB_BOTTLENECK_DEV=''
 	while read -r kind a b _ d; do
 		case $kind in
-		host) ns=tb_$a
+		host) ns=$(tb_ns "$a")
 			[ "$a" != s1 ] || ns=$TB_SW
-			ip netns attach "$ns" "$b" ||
+			tb_ns_add "$ns" "$b" ||
 			tb_die "cannot name Mininet node $a's namespace" ;;
 		link) swports+=("$d")
 			[ "$a" != rcv ] || TB_BOTTLENECK_DEV=$d ;;
 		esac
 	done < "$TB_MN_DIR/out"
 	[ -n "$TB_BOTTLENECK_DEV" ] || tb_die "Mininet: no link from rcv"
-	for ns in "$TB_RCV" $(seq 1 "$n" | sed 's/^/tb_h/'); do
+	for ns in "$TB_RCV" $(tb_hosts "$n"); do
 		ip -n "$ns" link set eth0 mtu "$mtu" ||
 			tb_die "cannot set the MTU of $ns"
 	done

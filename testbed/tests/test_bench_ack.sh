@@ -28,12 +28,15 @@ G=(bash "$ROOT/testbed/bench-ack/run.sh")
 
 check "no arguments: usage, non-zero" sh -c \
 	'! "$@" > /dev/null 2>&1' _ "${G[@]}"
-check "bench-ack.sh: --write-kb 0 refused (exit 2) before anything runs" sh -c \
-	'bash "$1/scripts/bench-ack.sh" --out "$2/refused" --write-kb 0 2>&1
-	 [ $? = 2 ] && [ ! -e "$2/refused" ]' _ "$ROOT" "$OUT"
-check "bench-ack-guest.sh: ${ALGS[*]}, 1 s each, 1 headroom rep, 256 KB writes" sh -c \
+check "run.sh bench-ack: --write-kb 0 refused (exit 2, one line) before any guest" sh -c \
+	'err=$(bash "$1/testbed/run.sh" bench-ack --out "$2/refused" -- --write-kb 0 2>&1)
+	 rc=$?; echo "$err"
+	 [ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && [ ! -e "$2/refused" ]' \
+	_ "$ROOT" "$OUT"
+check "bench-ack: ${ALGS[*]}, 1 s each, 1 headroom rep, 256 KB writes" sh -c \
 	'"$@" > "'"$OUT"'/guest.log" 2>&1 || { tail -n 5 "'"$OUT"'/guest.log"; exit 1; }' \
-	_ "${G[@]}" --write-kb 256 "$KMOD_DIR" "$OUT/guest" 1 1 "${ALGS[@]}"
+	_ "${G[@]}" --write-kb 256 --kmod-dir "$KMOD_DIR" --out "$OUT/guest" \
+	--seconds 1 --reps 1 "${ALGS[@]}"
 check "meta.json records the write size" \
 	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["write_kb"] != 256)' \
 	"$OUT/guest/meta.json"
@@ -95,9 +98,9 @@ print(", ".join("%s %.0f Mbit/s, %.0f instructions per KB" % (
     r["algorithm"], float(r["mbps"]),
     int(r["busy_ns"]) * 1024 / int(r["rx_bytes"])) for r in rows))
 PY
-# summarize_bench_ack.py reads OUT/RELEASE/ (what bench-ack.sh writes).
+# bench-ack/summarize.py reads OUT/RELEASE/ (what run.sh bench-ack writes).
 mkdir -p "$OUT/sum" && ln -sfn "$OUT/guest" "$OUT/sum/$(uname -r)"
-check "summarize_bench_ack.py: summary, net medians > 0, the plot" sh -c \
+check "bench-ack/summarize.py: summary, net medians > 0, the plot" sh -c \
 	'python3 "$1/testbed/bench-ack/summarize.py" "$2" > "$2/table.txt" &&
 	 [ -s "$2/bench-ack.png" ] &&
 	 python3 -c "

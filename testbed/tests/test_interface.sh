@@ -134,9 +134,14 @@ rcv_route() {
 	[ "$(grep -c 'quickack 1' "$OUT/route-$1.txt")" = "$2" ]
 }
 
+# ours: this guest's testbed namespaces (lib/common.sh's tb_ns: tb-SUFFIX_ROLE).
+ours() {
+	ip netns list | awk '/^tb-/ { print $1 }' | sort
+}
+
 # kill_midway SIGNAL: start an incast of cubic, send SIGNAL to it once its
 # traffic runs, and check it exits at once and leaves nothing behind: no
-# tb_* namespace, no tcpflows.
+# namespace of the testbed's, no tcpflows.
 kill_midway() {
 	local sig=$1 pid rc=0 n=0
 	# A background job of a script ignores SIGINT; let it have the default.
@@ -152,16 +157,49 @@ os.execvp(sys.argv[1], sys.argv[1:])' bash "$ROOT/testbed/incast/run.sh" \
 	done
 	pgrep -x tcpflows > /dev/null || { echo "no traffic started"; return 1; }
 	sleep 0.5
-	ip netns list | grep -q '^tb_' || { echo "no namespaces"; return 1; }
+	[ -n "$(ours)" ] || { echo "no namespaces"; return 1; }
 	kill -s "$sig" "$pid"
 	wait "$pid" || rc=$?
-	if ip netns list | grep -q '^tb_' || pgrep -x tcpflows > /dev/null; then
-		echo "left: $(ip netns list | grep -c '^tb_') namespaces," \
+	if [ -n "$(ours)" ] || pgrep -x tcpflows > /dev/null; then
+		echo "left: $(ours | wc -l) namespaces," \
 			"$(pgrep -xc tcpflows) tcpflows"
 		return 1
 	fi
 	echo "exit $rc, no namespace or tcpflows left"
 	[ "$rc" -ge 128 ]
+}
+
+# ns_isolation: run A, an incast, beside a namespace that is not the
+# testbed's (tb_x, as a user's host may have) and beside run B, a second
+# incast started and finished while A runs: B leaves A's namespaces and
+# tb_x alone, A finishes, and each run deletes exactly its own.
+ns_isolation() {
+	local pid n=0 a rc=0
+	ip netns add tb_x || return 1
+	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out "$OUT/ns-a" \
+		--senders 2 --pre-us 3000000 --post-us 1000000 --no-headroom \
+		--kmod-dir "$KMOD_DIR" > "$OUT/ns-a.log" 2>&1 &
+	pid=$!
+	while ! pgrep -x tcpflows > /dev/null && [ $((n += 1)) -le 600 ]; do
+		sleep 0.1
+	done
+	a=$(ours)
+	[ -n "$a" ] || { echo "run A made no namespaces"; rc=1; }
+	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out "$OUT/ns-b" \
+		--senders 2 --pre-us 20000 --post-us 50000 --no-headroom \
+		--kmod-dir "$KMOD_DIR" > "$OUT/ns-b.log" 2>&1 ||
+		{ echo "run B failed: $(tail -n 1 "$OUT/ns-b.log")"; rc=1; }
+	[ "$(ours)" = "$a" ] ||
+		{ echo "run B changed run A's namespaces"; rc=1; }
+	ip netns list | awk '{ print $1 }' | grep -qx tb_x ||
+		{ echo "run B deleted tb_x"; rc=1; }
+	wait "$pid" || { echo "run A failed: $(tail -n 1 "$OUT/ns-a.log")"; rc=1; }
+	ip netns list | awk '{ print $1 }' | grep -qx tb_x ||
+		{ echo "run A deleted tb_x"; rc=1; }
+	[ -z "$(ours)" ] || { echo "left: $(ours | tr '\n' ' ')"; rc=1; }
+	ip netns del tb_x
+	[ "$rc" = 0 ] && echo "A: $(echo "$a" | wc -l) namespaces of its own; B beside it; tb_x kept"
+	return "$rc"
 }
 
 # The BPF build through the same interface (--bpf), and run.sh --native
@@ -286,6 +324,8 @@ check "--delayed-acks: a short incast, recorded in params.json" sh -c \
 	 grep -q '\"delayed_acks\": true' '$OUT/delack/params.json'"
 check "SIGTERM midway: no namespace, no traffic left" kill_midway TERM
 check "SIGINT midway: no namespace, no traffic left" kill_midway INT
+check "two runs side by side and a foreign tb_x: each deletes only its own" \
+	ns_isolation
 
 rm -rf "$BYO"
 tap_done

@@ -24,7 +24,7 @@ NAMES = {"p999": "p99.9", "p99": "p99", "p50": "p50"}
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", required=True)
     ap.add_argument("--out")
     ap.add_argument("--percentile", default="p999", choices=sorted(NAMES))

@@ -118,9 +118,6 @@ RTT_CROSS_US=$(ls_rtt_cross "$RTT_US" "$RATE_MBIT" "$UPLINK_MBIT" "$MTU")
 TAU_US=${TAU_US:-$RTT_CROSS_US}
 MAXSIZE=$(awk '!/^#/ && NF == 2 { m = $1 } END { printf "%d", m }' "$CDF")
 DRAIN_US=${DRAIN_US:-$((5 * MAXSIZE * 8 / RATE_MBIT))}
-for t in tcpflows websearch-gen; do
-	[ -x "$TB_TOOLS/$t" ] || tb_die "$TB_TOOLS/$t missing (make -C userspace-tools)"
-done
 
 topology() { # unlimited
 	TB_LEAVES=$LEAVES TB_HPL=$HPL TB_RATE_MBIT=$RATE_MBIT \
@@ -143,14 +140,14 @@ json_get() { # file key: an integer
 
 # Lone flows: each starts 3 ideal FCTs + 50 RTTs after the previous one.
 lone_flows() { # dir
-	awk -v r="$RATE_MBIT" -v rtt="$RTT_CROSS_US" -v hpl="$HPL" \
+	awk -v r="$RATE_MBIT" -v rtt="$RTT_CROSS_US" -v hpl="$HPL" -v h1="$(tb_host 1)" \
 	    -v mss=$((MTU - 52)) -v m="$1/manifest.csv" '
 	BEGIN {
 		print "id,src,dst,src_leaf,dst_leaf,start_us,bytes" > m
 		t = 100000; n = split("1000 10000 100000 1000000 10000000", sz)
 		for (c = 0; c < 2; c++) for (i = 1; i <= n; i++) {
 			d = c ? hpl + 1 : 2
-			printf "%d,tb_h1,10.%d.%d.2,5001,%d,%d,0\n", id, c + 1,
+			printf "%d,%s,10.%d.%d.2,5001,%d,%d,0\n", id, h1, c + 1,
 				c ? 1 : 2, t, sz[i]
 			printf "%d,1,%d,1,%d,%d,%d\n", id++, d, c + 1, t, sz[i] > m
 			last = t
@@ -198,6 +195,7 @@ run_one() { # name load_or_0 -> OUT/name
 			--hosts "$HOSTS" --leaves "$LEAVES" \
 			--link-mbps "$RATE_MBIT" --uplink-mbps "$UPLINK_MBIT" \
 			--flows "$FLOWS" --seed "$SEED" --pairs "$PAIRS" \
+			--prefix "$(tb_ns h)" \
 			--start-us 100000 --flow-file "$w/flowfile.txt" \
 			--manifest "$w/manifest.csv" > "$w/gen.json" ||
 			tb_die "websearch-gen failed"
@@ -249,14 +247,7 @@ JSON
 		"raw data in $OUT/$name"
 }
 
-mkdir -p "$OUT"
-# Written to a tmpfs first: in the guest, writing through 9p while the
-# flows run would make virtual time depend on the host's I/O.
-TB_WORK=$(mktemp -d /tmp/websearch.XXXXXX)
-WORK=$TB_WORK
-cat "$TB_TOOLS/tcpflows" "$TB_TOOLS/websearch-gen" > /dev/null
-tb_load_cc
-tb_trace_check
+tb_prelude tcpflows websearch-gen
 echo "# websearch: $CC, ${LEAVES}x${HPL} hosts, R=${RATE_MBIT}" \
 	"U=${UPLINK_MBIT} Mbit/s, RTT ${RTT_US}/${RTT_CROSS_US} us," \
 	"tau=${TAU_US} us, buffer=${BUFFER_BYTES} B, $FLOWS flows a load"

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Summarize web-search runs: FCT slowdowns per algorithm, load and bucket.
 
@@ -17,6 +17,7 @@ warns about unfinished flows and p99.9 values that mean nothing.
 ALG/lone/ runs (websearch.sh --lone: flows alone on the empty fabric) are
 tabulated as the validation of the ideal FCT: RESULTS_DIR/ideal_check.json.
 """
+import argparse
 import json
 import os
 import subprocess
@@ -97,12 +98,13 @@ def runs(res):
 
 
 def main():
-    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
-        print(__doc__.strip())
-        return
-    if len(sys.argv) != 2:
-        sys.exit("usage: summarize_websearch.py RESULTS_DIR")
-    res = sys.argv[1]
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", metavar="RESULTS_DIR",
+                    help="ALG/load-L/ runs of testbed/websearch/run.sh")
+    res = ap.parse_args().results
     if not os.path.isdir(res):
         sys.exit("summarize_websearch: %s is not a directory" % res)
     found = list(runs(res))
