@@ -86,7 +86,7 @@ fi
 # judged: the guest is CPU-bound here, and flows1000 and conns10000 fail
 # them for cubic too (docs/RELIABILITY.md, "The debug kernel").
 matrix_bytes() { # summary.json
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import json, sys
 bad = []
 for k, algs in json.load(open(sys.argv[1]))["totals"].items():
@@ -100,7 +100,7 @@ sys.exit(1 if bad else 0)
 PY
 }
 matrix_case_logs() { # summary.json
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import json, sys
 n = sum(t["bad_log_lines"] for algs in json.load(open(sys.argv[1]))["totals"].values()
         for t in algs.values())

@@ -30,7 +30,7 @@ START=$(date +%s)
 # shellcheck source=scripts/tap.sh
 . scripts/tap.sh
 
-for t in make cc clang awk python3; do
+for t in make cc clang awk /usr/bin/python3; do
 	command -v "$t" > /dev/null ||
 		tap_bail "needs $t (apt-get install build-essential clang libclang-rt-14-dev python3)"
 done

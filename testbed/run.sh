@@ -439,7 +439,7 @@ fi
 
 # run_json FILE KERNEL-RELEASES: how the results were made.
 run_json() {
-	python3 - "$1" "$2" "$NATIVE" "$BPF" \
+	/usr/bin/python3 - "$1" "$2" "$NATIVE" "$BPF" \
 		"$(git rev-parse HEAD 2>/dev/null || true)" \
 		"$(git diff --quiet HEAD 2>/dev/null && echo 0 || echo 1)" \
 		"${SEEDS[*]}" "${ARGS[@]}" <<'PY'
@@ -507,7 +507,7 @@ fi
 echo "== analysis"
 /usr/bin/python3 "testbed/$EXP/summarize.py" "$OUT"
 if [ -n "$NOSAMPLE" ]; then
-	python3 - "$OUT" "${SEEDS[0]}" <<'PY'
+	/usr/bin/python3 - "$OUT" "${SEEDS[0]}" <<'PY'
 import csv, json, sys
 out, seed = sys.argv[1], int(sys.argv[2])
 def rx(d):

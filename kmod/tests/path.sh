@@ -49,7 +49,7 @@ iperf_json() {
 
 # json_bps: the bits per second the receiver got, of the report on stdin.
 json_bps() {
-	python3 -c '
+	/usr/bin/python3 -c '
 import json, sys
 print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))'
 }

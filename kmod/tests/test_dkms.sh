@@ -55,7 +55,7 @@ autoloads() {
 
 # A connection opened now uses the default algorithm.
 new_flow_uses() { # cc
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import socket, sys
 srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(1)
 c = socket.create_connection(srv.getsockname())

@@ -46,7 +46,7 @@ unload() {
 # Open a connection with congestion control $1 (setsockopt) and hold it
 # open for $2 seconds, printing the algorithm the socket reports.
 hold_conn() {
-	python3 - "$1" "$2" <<'EOF'
+	/usr/bin/python3 - "$1" "$2" <<'EOF'
 import socket, sys, time
 cc, secs = sys.argv[1].encode(), float(sys.argv[2])
 srv = socket.socket()
@@ -278,14 +278,14 @@ skbs_per_phase() { # port cc...
 	local port=$1 rc=0
 	shift
 	rm -f /tmp/sink.out
-	ip netns exec "$NS_R" python3 -c '
+	ip netns exec "$NS_R" /usr/bin/python3 -c '
 import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("10.77.0.2", int(sys.argv[1]))); s.listen(1); print(flush=True)
 a, _ = s.accept()
 while a.recv(1 << 20): pass' "$port" > /tmp/sink.out &
 	for _ in $(seq 300); do [ -s /tmp/sink.out ] && break; sleep 0.1; done
-	ip netns exec "$NS_S" python3 - "$port" "$@" <<'EOF' || rc=1
+	ip netns exec "$NS_S" /usr/bin/python3 - "$port" "$@" <<'EOF' || rc=1
 import socket, sys, threading, time
 def counts():
     lines = open("/proc/net/snmp").read().splitlines()

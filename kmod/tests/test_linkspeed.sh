@@ -41,7 +41,7 @@ flow() {
 	echo 8192 > /sys/kernel/tracing/buffer_size_kb
 	echo > /sys/kernel/tracing/trace
 	echo 1 > "$EV/enable"
-	ip netns exec "$ns" python3 - "$dst" "$secs" "$CC" <<'PY'
+	ip netns exec "$ns" /usr/bin/python3 - "$dst" "$secs" "$CC" <<'PY'
 import socket, sys, time
 dst, secs, cc = sys.argv[1], float(sys.argv[2]), sys.argv[3].encode()
 c = socket.socket()
@@ -64,7 +64,7 @@ PY
 
 # sink NS ADDR: a receiver that reads and drops, forever.
 sink() {
-	ip netns exec "$1" python3 - "$2" <<'PY' &
+	ip netns exec "$1" /usr/bin/python3 - "$2" <<'PY' &
 import socket, sys, threading
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind((sys.argv[1], 5999)); s.listen(8)

@@ -373,7 +373,7 @@ run_case() {
 			RELOAD=${RELOAD//\"/\'}
 		fi
 	fi
-	python3 "$ROOT/testbed/faults/case.py" --dir "$dir" --case "$name" \
+	/usr/bin/python3 "$ROOT/testbed/faults/case.py" --dir "$dir" --case "$name" \
 		--cc "$CC" --tcpflows-rc "$rc" --stop-us "$C_STOP_US" \
 		--bound-us "$C_BOUND_US" --flows "$C_FLOWS" --bytes "$C_BYTES" \
 		--reload "$RELOAD" --bad-log "$BAD_LOG" --note "$C_NOTE" \
@@ -418,7 +418,7 @@ for c in "${CASES[@]}"; do
 		continue
 	fi
 	run_case "$c"
-	line=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(("ok" if d["ok"] else "NOTOK") + " " + d["line"])' "$OUT/$c/case.json")
+	line=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(("ok" if d["ok"] else "NOTOK") + " " + d["line"])' "$OUT/$c/case.json")
 	if [ "${line%% *}" = ok ]; then ok "${line#* }"; else not_ok "${line#* }"; fi
 done
 set_param base_rtt_us "$TAU_US"

@@ -133,7 +133,7 @@ tb_cc_available() {
 # tb_module_build_id MODULE: the GNU build id of a loaded module (from
 # /sys/module/MODULE/notes), or of a .ko file; empty if it has none.
 tb_module_build_id() {
-	python3 "$TB_ROOT/testbed/lib/params.py" build-id "$1" 2>/dev/null || true
+	/usr/bin/python3 "$TB_ROOT/testbed/lib/params.py" build-id "$1" 2>/dev/null || true
 }
 
 # tb_same VALUE READBACK: a parameter reads back as written (integers
@@ -591,7 +591,7 @@ tb_write_params() {
 	tb_param_bool trace "$TRACE"
 	all+=("${TB_PARAMS[@]}")
 	TB_PARAMS=()
-	python3 "$TB_ROOT/testbed/lib/params.py" write --out "$1" \
+	/usr/bin/python3 "$TB_ROOT/testbed/lib/params.py" write --out "$1" \
 		--experiment "$TB_PROG" --algorithm "$CC" --spec "$CC_SPEC" \
 		--module "${TB_CC_MODULE:-}" --file "${TB_CC_FILE:-}" \
 		--bpf "${TB_CC_BPF:-}" \

@@ -6,7 +6,7 @@
 
 # headroom_ok HEADROOM_JSON: the CPU headroom was measured and sufficient.
 headroom_ok() {
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))
 need = h.get("required_mbps", 2 * h.get("rate_mbps", 0))
@@ -53,7 +53,7 @@ summary_fields() {
 		key=$2
 		shift 2
 	fi
-	python3 - "$key" "$@" <<'PY'
+	/usr/bin/python3 - "$key" "$@" <<'PY'
 import json, sys
 key, path, want, need = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 rows = json.load(open(path))
@@ -72,7 +72,7 @@ PY
 # params_common PARAMS_JSON EXPERIMENT ALGORITHM: params.json has the
 # common schema of testbed/lib/common.sh.
 params_common() {
-	python3 - "$@" <<'PY'
+	/usr/bin/python3 - "$@" <<'PY'
 import json, sys
 path, exp, alg = sys.argv[1:]
 p = json.load(open(path))

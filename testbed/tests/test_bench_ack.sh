@@ -38,13 +38,13 @@ check "bench-ack: ${ALGS[*]}, 1 s each, 1 headroom rep, 256 KB writes" sh -c \
 	_ "${G[@]}" --write-kb 256 --kmod-dir "$KMOD_DIR" --out "$OUT/guest" \
 	--seconds 1 --reps 1 "${ALGS[@]}"
 check "meta.json records the write size" \
-	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["write_kb"] != 256)' \
+	/usr/bin/python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["write_kb"] != 256)' \
 	"$OUT/guest/meta.json"
 
 # The hooks each algorithm's timed ACKs must have run (what the .calls
 # lines name): ours and BBR's cong_control; CUBIC's two.
 check "every timed ACK ran the algorithm's own hooks (>= 100 ACKs each)" \
-	python3 - "$OUT/guest" <<'PY'
+	/usr/bin/python3 - "$OUT/guest" <<'PY'
 import sys
 d = sys.argv[1]
 want = {"theta_powertcp": {"powertcp_cong_control_hook"},
@@ -66,7 +66,7 @@ check "the tracer's overhead timed on an empty function" sh -c \
 	'n=$(grep -c "^L __rcu_read_lock [0-9]" "$1"); echo "$n calls"; [ "$n" -ge 10 ]' \
 	_ "$OUT/guest/empty.calls"
 check "headroom: one run per algorithm, Mbit/s > 0, retransmissions and skbs counted" \
-	python3 - "$OUT/guest/headroom.csv" "${ALGS[@]}" <<'PY'
+	/usr/bin/python3 - "$OUT/guest/headroom.csv" "${ALGS[@]}" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 if sorted(r["algorithm"] for r in rows) != sorted(sys.argv[2:]):
@@ -82,7 +82,7 @@ print(", ".join("%s %.0f Mbit/s, %.1f segments per skb" % (
     int(r["out_segs"]) / int(r["out_skbs"])) for r in rows))
 PY
 check "CPU per byte: one fixed-rate run per algorithm, busy time and bytes counted" \
-	python3 - "$OUT/guest/cpu.csv" "${ALGS[@]}" <<'PY'
+	/usr/bin/python3 - "$OUT/guest/cpu.csv" "${ALGS[@]}" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 if sorted(r["algorithm"] for r in rows) != sorted(sys.argv[2:]):
@@ -101,9 +101,9 @@ PY
 # bench-ack/summarize.py reads OUT/RELEASE/ (what run.sh bench-ack writes).
 mkdir -p "$OUT/sum" && ln -sfn "$OUT/guest" "$OUT/sum/$(uname -r)"
 check "bench-ack/summarize.py: summary, net medians > 0, the plot" sh -c \
-	'python3 "$1/testbed/bench-ack/summarize.py" "$2" > "$2/table.txt" &&
+	'/usr/bin/python3 "$1/testbed/bench-ack/summarize.py" "$2" > "$2/table.txt" &&
 	 [ -s "$2/bench-ack.png" ] &&
-	 python3 -c "
+	 /usr/bin/python3 -c "
 import json, sys
 s = json.load(open(sys.argv[1]))[\"kernels\"][0][\"algorithms\"]
 bad = [a for a, v in s.items() if not v[\"net\"][\"median\"] > 0]

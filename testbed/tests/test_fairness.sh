@@ -23,7 +23,7 @@ PHASE_RTTS=60
 
 # Every flow connected on time (i x phase), sent and got bytes.
 flows_started() { # dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 p = json.load(open(d + "/params.json"))
@@ -50,7 +50,7 @@ PY
 # the sender's unsent data at a quarter of the link, and 50 ms (an RTO).
 # A flow whose stop + allowance is before the end must have closed.
 flows_stop() { # dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 p = json.load(open(d + "/params.json"))
@@ -81,7 +81,7 @@ PY
 
 # Goodput rows at the configured interval and covering each flow's time.
 goodput_interval() { # dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 p = json.load(open(d + "/params.json"))
@@ -110,7 +110,7 @@ PY
 # the allowance, below the fraction of the fair share; each tick counting
 # from the one before).
 analyzer_consistent() { # dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 p = json.load(open(d + "/params.json"))
@@ -197,7 +197,7 @@ PY
 synthetic() {
 	local d=$OUT/synthetic
 	mkdir -p "$d"
-	python3 - "$d" <<'PY'
+	/usr/bin/python3 - "$d" <<'PY'
 import sys
 d, P, iv = sys.argv[1], 20000, 100
 with open(d + "/flows.csv", "w") as f:
@@ -218,7 +218,7 @@ PY
 	"$ANALYZE" --goodput "$d/goodput.csv" --flows "$d/flows.csv" \
 		--phase-us 20000 --phases 7 --algorithm synthetic \
 		--link-mbps 100 --settle-us 5000 --json "$d/out.json" &&
-	python3 - "$d/out.json" <<'PY'
+	/usr/bin/python3 - "$d/out.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 errs = []
@@ -253,7 +253,7 @@ for run in theta_powertcp/seed-1 cubic/seed-2; do
 		flows_stop "$d"
 	check "$cc: goodput rows at the interval" goodput_interval "$d"
 done
-check "summary table written for both" sh -c "python3 \
+check "summary table written for both" sh -c "/usr/bin/python3 \
 	'$ROOT/testbed/fairness/summarize.py' '$OUT' > '$OUT/table.txt' &&
 	grep -c . '$OUT/table.txt'"
 for run in theta_powertcp/seed-1 cubic/seed-2; do

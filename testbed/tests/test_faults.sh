@@ -44,7 +44,7 @@ for a in "${algs[@]}"; do
 done
 echo "{\"kernel\": \"$(uname -r)\", \"command\": [\"testbed/tests/test_faults.sh\"]}" \
 	> "$OUT/run.json"
-check "summary: every case of every algorithm, totals" python3 - "$OUT" "$ALGS" <<'PY'
+check "summary: every case of every algorithm, totals" /usr/bin/python3 - "$OUT" "$ALGS" <<'PY'
 import json, os, subprocess, sys
 out, algs = sys.argv[1], sys.argv[2].split(",")
 subprocess.run([sys.executable, os.environ["FAULTS_SUMMARIZE"], out], check=True,
@@ -58,7 +58,7 @@ if missing:
 print(", ".join("%s %d/%d ok, %d B verified" % (a, t[a]["cases_ok"], t[a]["cases"],
                                                t[a]["bytes_verified"]) for a in algs))
 PY
-check "the table of the doc from the summary" python3 - "$OUT" <<'PY'
+check "the table of the doc from the summary" /usr/bin/python3 - "$OUT" <<'PY'
 import os, subprocess, sys
 out = sys.argv[1]
 doc = out + "/doc.md"

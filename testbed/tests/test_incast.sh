@@ -39,7 +39,7 @@ incast_on_time() { # dir
 # Samples at the configured interval, time increasing, covering the run.
 samples_land() { # dir
 	local iv
-	iv=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sample_us"])' \
+	iv=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sample_us"])' \
 		"$1/params.json")
 	awk -F, -v iv="$iv" -v end=$((PRE + POST)) 'NR > 1 {
 		if (n && $1 <= t) back++
@@ -50,7 +50,7 @@ samples_land() { # dir
 
 # The analyzer's figures agree with the raw series, recomputed here.
 analyzer_consistent() { # dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 s = json.load(open(d + "/summary.json"))
@@ -111,7 +111,7 @@ for cc in theta_powertcp cubic; do
 	check "$cc: incast senders start at the incast" incast_on_time "$d"
 	check "$cc: queue samples land at the interval" samples_land "$d"
 done
-check "summary table written for both" sh -c "python3 '$ROOT/testbed/incast/summarize.py' \
+check "summary table written for both" sh -c "/usr/bin/python3 '$ROOT/testbed/incast/summarize.py' \
 	'$OUT' > '$OUT/table.txt' && grep -c . '$OUT/table.txt'"
 for cc in theta_powertcp cubic; do
 	check "$cc: analyzer agrees with the raw series" analyzer_consistent \

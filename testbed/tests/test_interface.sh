@@ -46,7 +46,7 @@ build_byo() {
 # params.json of a run of byo_reno: the module, its file and build id, the
 # parameter set and in force; the flows ran byo_reno.
 byo_recorded() { # dir
-	python3 - "$1" "$KO" <<'PY'
+	/usr/bin/python3 - "$1" "$KO" <<'PY'
 import csv, hashlib, json, sys
 d, ko = sys.argv[1:]
 p = json.load(open(d + "/params.json"))
@@ -79,15 +79,15 @@ PY
 # The loaded module's build id is the file's.
 same_build() {
 	local a b
-	a=$(python3 "$ROOT/testbed/lib/params.py" build-id tcp_byo_reno)
-	b=$(python3 "$ROOT/testbed/lib/params.py" build-id "$KO")
+	a=$(/usr/bin/python3 "$ROOT/testbed/lib/params.py" build-id tcp_byo_reno)
+	b=$(/usr/bin/python3 "$ROOT/testbed/lib/params.py" build-id "$KO")
 	echo "$a"
 	[ -n "$a" ] && [ "$a" = "$b" ]
 }
 
 # Our own module with a parameter overridden, tau and rate from the run.
 own_recorded() { # dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1] + "/params.json"))
 m = p["module"]
@@ -145,7 +145,7 @@ ours() {
 kill_midway() {
 	local sig=$1 pid rc=0 n=0
 	# A background job of a script ignores SIGINT; let it have the default.
-	python3 -c 'import os, signal, sys
+	/usr/bin/python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' bash "$ROOT/testbed/incast/run.sh" \
 		--cc cubic --out "$OUT/killed-$sig" --senders 2 --pre-us 5000000 \
@@ -209,7 +209,7 @@ BPF_BIN=$ROOT/userspace-tools/bin/powertcp-bpf
 # bpf_params DIR: params.json records the BPF build, not a module, with
 # the experiment's tau and rate and the spec's gamma in force.
 bpf_params() {
-	python3 - "$1/params.json" <<'PY'
+	/usr/bin/python3 - "$1/params.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
 b, errs = p.get("bpf") or {}, []
@@ -241,7 +241,7 @@ native_bpf() {
 	bash "$ROOT/testbed/run.sh" incast --native --bpf \
 		--algorithms powertcp_evo --out "$OUT/native" -- "${SHORT[@]}" \
 		> "$OUT/native.log" 2>&1 || { tail -n 3 "$OUT/native.log"; return 1; }
-	python3 - "$OUT/native" <<'PY'
+	/usr/bin/python3 - "$OUT/native" <<'PY'
 import json, sys
 d = sys.argv[1]
 r = json.load(open(d + "/run.json"))

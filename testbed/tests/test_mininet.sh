@@ -43,7 +43,7 @@ reusable() {
 	local ko=''
 	ko=$KMOD_DIR/tcp_$2.ko
 	[ -f "$ko" ] || ko=''
-	python3 - "$1" "$(uname -r)" $PRE $POST "$ko" <<'PY'
+	/usr/bin/python3 - "$1" "$(uname -r)" $PRE $POST "$ko" <<'PY'
 import hashlib, json, os, sys
 d, kernel, pre, post, ko = sys.argv[1:]
 try:
@@ -64,13 +64,13 @@ PY
 
 # backend_is PARAMS_JSON BACKEND
 backend_is() {
-	python3 -c 'import json,sys; b = json.load(open(sys.argv[1])).get("backend")
+	/usr/bin/python3 -c 'import json,sys; b = json.load(open(sys.argv[1])).get("backend")
 print("backend", b); sys.exit(b != sys.argv[2])' "$1" "$2"
 }
 
 # same_fields A B: the runs of two summary.json files have the same fields.
 same_fields() {
-	python3 - "$1" "$2" <<'PY'
+	/usr/bin/python3 - "$1" "$2" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 ka = set().union(*(r.keys() for r in a["runs"]))
@@ -101,7 +101,7 @@ if [ "$SMOKE" = 1 ]; then
 	check "cubic: Mininet: params.json says backend mininet" \
 		backend_is "$d/params.json" mininet
 	check "mininet: incast/summarize.py writes summary.json" sh -c \
-		"python3 '$ROOT/testbed/incast/summarize.py' '$OUT/mininet' > '$OUT/mininet/table.txt'"
+		"/usr/bin/python3 '$ROOT/testbed/incast/summarize.py' '$OUT/mininet' > '$OUT/mininet/table.txt'"
 	check "a bad --backend exits 2 with a one-line reason" bad_arg \
 		bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --backend ovs
 	check "mnnet.py: a bad topology exits 2 with a one-line reason" bad_arg \
@@ -135,13 +135,13 @@ for cc in theta_powertcp cubic; do
 done
 for b in netns mininet; do
 	check "$b: incast/summarize.py writes summary.json" sh -c \
-		"python3 '$ROOT/testbed/incast/summarize.py' '$OUT/$b' > '$OUT/$b/table.txt'"
+		"/usr/bin/python3 '$ROOT/testbed/incast/summarize.py' '$OUT/$b' > '$OUT/$b/table.txt'"
 done
 check "summary.json: the same fields for both backends" same_fields \
 	"$OUT/netns/summary.json" "$OUT/mininet/summary.json"
 for cc in theta_powertcp cubic; do
 	check "$cc: Mininet agrees with netns (throughput, average queue)" \
-		python3 "$ROOT/testbed/mininet/compare.py" --algorithm "$cc" \
+		/usr/bin/python3 "$ROOT/testbed/mininet/compare.py" --algorithm "$cc" \
 		"$OUT/netns" "$OUT/mininet"
 done
 check "a bad --backend exits 2 with a one-line reason" bad_arg \

@@ -35,7 +35,7 @@ awk '!/^#/ && NF == 2 && $1 <= 1000000 { print $1, $2 / 0.7 }' \
 # Every flow connect()ed within LATE_US of its start, and its handshake
 # took at least (nearly) its propagation RTT.
 on_schedule() { # run dir
-	python3 - "$1" "$LATE_US" <<'PY'
+	/usr/bin/python3 - "$1" "$LATE_US" <<'PY'
 import csv, json, sys
 d, late = sys.argv[1], int(sys.argv[2])
 p = json.load(open(d + "/params.json"))
@@ -57,7 +57,7 @@ PY
 # Every flow completed (or is counted unfinished by the analyzer), with the
 # manifest's size, all bytes received.
 complete_sizes() { # run dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 man = {r["id"]: int(r["bytes"]) for r in csv.DictReader(open(d + "/manifest.csv"))}
@@ -83,7 +83,7 @@ PY
 
 # No flow beat its ideal FCT by more than 10%.
 fct_ideal() { # run dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1] + "/per_flow.csv"))
         if r["status"] == "done"]
@@ -97,7 +97,7 @@ PY
 
 # The analyzer's percentiles, recomputed from flows.csv and the manifest.
 percentiles_agree() { # run dir
-	python3 - "$1" <<'PY'
+	/usr/bin/python3 - "$1" <<'PY'
 import csv, json, math, sys
 d = sys.argv[1]
 p = json.load(open(d + "/params.json"))
@@ -152,7 +152,7 @@ for cc in theta_powertcp cubic; do
 		params_common "$run/params.json" websearch "$cc"
 	check "$cc: flows start on schedule" on_schedule "$run"
 done
-check "websearch/summarize.py writes the summary" sh -c "python3 \
+check "websearch/summarize.py writes the summary" sh -c "/usr/bin/python3 \
 	'$ROOT/testbed/websearch/summarize.py' '$OUT' > '$OUT/table.txt' &&
 	grep -c . '$OUT/table.txt'"
 for cc in theta_powertcp cubic; do
@@ -166,7 +166,7 @@ done
 check "summary.json has every required field" summary_fields \
 	"$OUT/summary.json" '' algorithm load_pct bucket flows completed \
 	unfinished p50_slowdown p99_slowdown p999_slowdown p999_meaningful
-check "summary.json has every bucket of both algorithms" python3 -c '
+check "summary.json has every bucket of both algorithms" /usr/bin/python3 -c '
 import json, sys
 rows = json.load(open(sys.argv[1]))
 got = {(r["algorithm"], r["bucket"]) for r in rows}

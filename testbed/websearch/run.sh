@@ -135,7 +135,7 @@ listeners() {
 }
 
 json_get() { # file key: an integer
-	python3 -c 'import json,sys; print(int(round(json.load(open(sys.argv[1]))[sys.argv[2]])))' "$1" "$2"
+	/usr/bin/python3 -c 'import json,sys; print(int(round(json.load(open(sys.argv[1]))[sys.argv[2]])))' "$1" "$2"
 }
 
 # Lone flows: each starts 3 ideal FCTs + 50 RTTs after the previous one.

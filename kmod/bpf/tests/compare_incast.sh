@@ -41,7 +41,7 @@ OUT=$(cd "$OUT" && pwd)
 # incast-analyze on one run; its JSON in RUN/summary.json.
 analyze() { # run
 	local args
-	mapfile -t args <<< "$(python3 - "$1/params.json" <<'EOF'
+	mapfile -t args <<< "$(/usr/bin/python3 - "$1/params.json" <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
 for a in ("--algorithm", p["algorithm"], "--link-mbps", p["rate_mbit"],
@@ -73,7 +73,7 @@ for cc in $ALGS; do
 	done
 done
 
-python3 - "$OUT" "$SEEDS" "$ALGS" <<'EOF' | tee "$OUT/compare.txt"
+/usr/bin/python3 - "$OUT" "$SEEDS" "$ALGS" <<'EOF' | tee "$OUT/compare.txt"
 import json, os, statistics, sys
 out, seeds, algs = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
 keys = [("avg_throughput_mbps", "throughput Mbit/s"),
