@@ -52,8 +52,8 @@
  * path have a per-ACK divisor (dt, Γ_smooth, target, H, τ) and stay exact:
  * a multiply-shift reciprocal of a 64-bit dividend needs a 128-bit
  * product, which BPF does not have, and the precision budget above has no
- * bits to spare for a truncated one. The pacing rate takes one division instead of
- * two below 2^34 bytes (same result, see pt_pacing_rate()).
+ * bits to spare for a truncated one. The pacing rate takes one division
+ * instead of two below 2^34 bytes (same result, see pt_pacing_rate()).
  */
 #ifndef _POWERTCP_CORE_H
 #define _POWERTCP_CORE_H
@@ -121,13 +121,11 @@ static inline u64 div64_u64(u64 a, u64 b)
  *	fixed point W = W/Γ + β puts Γ at W/(W - β): N flows sharing a BDP
  *	hold about N β of queue on top of the target's, more than the
  *	target's own 5% once N β passes 5% of the BDP (11 flows at θ's β
- *	of 0.6% of the BDP: Γ = 1.094). Faded, Γ - 1 = b d/(b + d) with
- *	b = β/W and d = 1/32: 0.023 for those 11 flows. Below the target
+ *	of 0.6% of the BDP: Γ = 1.071). Faded, Γ - 1 = b d/(b + d) with
+ *	b = β/W and d = 1/32: 0.021 for those 11 flows. Below the target
  *	the law is θ's: an idle path still reads Γ < 1 and grows by 1/Γ
  *	and the whole β. The price: flows converge to their shares by 1/Γ
- *	a round, and Γ sits nearer 1. On the testbed the queue fell 9-14%
- *	and the link and the flows' fairness paid for it: not adopted
- *	(docs/EVOLUTION.md, "The β fade").
+ *	a round, and Γ sits nearer 1.
  */
 #define PT_VAR_GRAD_BASELINE	BIT(0)
 #define PT_VAR_QDELAY		BIT(1)
@@ -524,22 +522,19 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * The window binds and sets the ACK clock; pacing only spreads each window
  * over 1/PT_PACING_GAIN of an RTT, and carries on its own the windows too
  * small to bind (below 1/PT_PACING_GAIN packet). Pacing alone at exactly
- * W/τ, with snd_cwnd floored at 2 as before, measured badly in the
- * testbed (docs/DESIGN.md): with sub-packet windows (11 flows on a
- * 10-packet BDP) nothing clocks the flows, their rates dip together and
- * the link idled 10% of the time; in the fairness run a flow sat at 0.4x
- * its share. max(srtt, τ): on a real host the RTT of an empty path
- * exceeds τ (host latency, the flow's own serialization), and a snd_cwnd
- * of W would throttle the rate the law chose.
+ * W/τ is not enough: with sub-packet windows (11 flows on a 10-packet
+ * BDP) nothing clocks the flows, their rates dip together and the link
+ * idles (docs/MODULE.md). max(srtt, τ): on a real host the RTT of an
+ * empty path exceeds τ (host latency, the flow's own serialization), and
+ * a snd_cwnd of W would throttle the rate the law chose.
  *
  * The bound PT_CWND_RTT_MAX (2: a BDP of queue): past it the window stops
  * growing with the RTT, and the flow is ACK-clocked at W * 2τ/srtt, below
  * the law's W/τ. Without it the mapping feeds back on itself: a queue
  * raises srtt, which raises snd_cwnd, which keeps the queue. When the
  * law's floors (β and min_rate per flow) sum above the link, as 1000
- * flows on one 100 Mbit/s link do, the law cannot take them lower, the
- * queue grows to the buffer and drops follow: 69% of the bytes sent were
- * retransmissions in the fault matrix's flows1000 case
+ * flows on one 100 Mbit/s link do, the law cannot take them lower, and
+ * without the bound the queue would grow to the buffer and drops follow
  * (docs/RELIABILITY.md). The paper's window is W itself (a bound of 1).
  *
  * The floor is one packet (PT_CWND_MIN), so that flows whose windows are
@@ -548,13 +543,12 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * delays ACKs: with one segment out, the ACK waits for the delayed-ACK
  * timer (40 ms on Linux, more elsewhere), the law takes that for the RTT
  * and shrinks the window, which stays at one segment: on a path whose BDP
- * is under one packet the flow collapses, at 2% of the rate
- * (docs/DESIGN.md, "The one-packet floor and a receiver that delays
- * ACKs"). A receiver ACKs at once on a second full segment, so a flow
- * that has seen its receiver delay (pt_note_delack()) keeps a floor of
- * PT_CWND_MIN_DELACK = 2 packets for the rest of its life. The cost, a
- * floor of 2 where every flow has sub-packet windows, is measured in
- * docs/DESIGN.md; the testbed's receivers ACK every segment (quickack).
+ * is under one packet the flow collapses (docs/MODULE.md, "The one-packet
+ * floor and a receiver that delays ACKs"). A receiver ACKs at once on a
+ * second full segment, so a flow that has seen its receiver delay
+ * (pt_note_delack()) keeps a floor of PT_CWND_MIN_DELACK = 2 packets for
+ * the rest of its life. The cost is that floor of 2 where every flow has
+ * sub-packet windows: their floors then hold a standing queue.
  */
 /*
  * (PT_CWND_MIN and PT_CWND_MIN_DELACK are at the top of this file.)
@@ -621,8 +615,8 @@ static inline u32 pt_cwnd_min(const struct pt_flow *f)
  * without cong_control; ours replaces PRR. Without it a flow that loses
  * packets in a shallow buffer keeps the law's whole window in flight,
  * the buffer stays full, and a competing flow's retransmission is lost
- * again and again (docs/RELIABILITY.md, the 3-packet buffer). The law's
- * window applies whole again when recovery ends, about one RTT later.
+ * again and again. The law's window applies whole again when recovery
+ * ends, about one RTT later.
  */
 static inline u32 pt_recovery_cwnd(u32 cwnd, u32 cwnd_now, u32 losses,
 				   u32 in_flight, u32 acked)
@@ -685,7 +679,9 @@ static inline u64 pt_sk_pacing_rate(const struct pt_flow *f,
  * skb to about 1 ms of the pacing rate, capped at 64 KB, and at a few
  * hundred µs of min RTT and below, 64 KB whatever the rate). A window is at
  * most the path's BDP plus the target's queue, so k <= @permille of it
- * bounds that lateness to about @permille of τ at any rate.
+ * bounds that lateness to about @permille of τ at any rate. The share is
+ * rounded down: at the default 16 permille, windows of up to 124 packets
+ * get one segment per skb, and 125 packets get two.
  */
 static inline u32 pt_gso_segs(u32 cwnd, u32 permille, u32 route_max)
 {

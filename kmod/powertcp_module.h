@@ -33,10 +33,6 @@
 #include "powertcp_linkspeed.h"
 #include "powertcp_params.h"
 
-#ifdef POWERTCP_DEF_GAMMA
-#error "the defaults are PT_THETA_* and PT_EVO_* in powertcp_params.h"
-#endif
-
 /* A u32 parameter: its value and inclusive valid range. */
 struct powertcp_param {
 	u32 val;

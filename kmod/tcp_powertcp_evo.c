@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PowerTCP-evo: θ-PowerTCP's law and parameters with power measured
- * against 1.03 τ instead of 1.05 τ (target_permille 1030). The fourth
- * search's best, trial 2 (target 1010), raised to 1030 when one flow on
- * an idle path with an automatic τ stalled below it (make idle-probe);
- * the stalls were TSO skbs, bounded since (tso_permille), and the
- * search's floor is 1010 again. The search's space holds the
- * law variants of powertcp_core.h (PT_VAR_*, selectable with the variant
- * parameter); its objective has flows arriving beside the incast (make
- * evolve; docs/EVOLUTION.md has the ledger and this default's
- * provenance). It starts at line rate like θ: the search held the
- * initial rate fixed (short flows). The defaults are in powertcp_params.h.
+ * PowerTCP-evo: θ-PowerTCP's control law with the defaults of a parameter
+ * search (make evolve; docs/EVOLUTION.md).
+ *
+ * One default differs from θ's: target_permille 1030, power measured
+ * against 1.03 τ instead of 1.05 τ, so the law settles with 0.03 τ of
+ * queueing delay instead of 0.05 τ (plus β's share, powertcp_core.h).
+ * That margin must stay above the delay a TSO skb adds to its own RTT
+ * samples, which tso_permille (16) bounds to about 0.016 τ (pt_gso_segs()).
+ *
+ * The variant parameter selects the law variants of powertcp_core.h
+ * (PT_VAR_*, the search's space); the default, 0, is the paper's law, as
+ * in θ-PowerTCP. Like θ it starts at line rate: the search kept the
+ * initial rate fixed, as its flows are long and cannot show what a lower
+ * start costs short ones. The defaults are in powertcp_params.h.
  */
 #define POWERTCP_EVO
 #define POWERTCP_NAME				"powertcp_evo"

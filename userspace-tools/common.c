@@ -48,17 +48,42 @@ void warnmsg(const char *fmt, ...)
 	va_end(ap);
 }
 
-void die_getopt(int c, char *const argv[])
+int next_opt(int argc, char *const argv[], const struct option *opts,
+	     const char *usage)
 {
-	if (c == ':')
+	int c;
+
+	opterr = 0;	/* one line errors, below */
+	c = getopt_long(argc, argv, ":h", opts, NULL);
+	switch (c) {
+	case -1:
+		if (optind < argc)
+			die("unexpected argument '%s'", argv[optind]);
+		break;
+	case 'h':
+		fputs(usage, stdout);
+		exit(0);
+	case ':':
 		die("%s needs an argument", argv[optind - 1]);
-	die("unknown option '%s' (see --help)", argv[optind - 1]);
+	case '?':
+		die("unknown option '%s' (see --help)", argv[optind - 1]);
+	}
+	return c;
 }
 
-void die_extra_args(int argc, char *const argv[])
+FILE *open_out(const char *path)
 {
-	if (optind < argc)
-		die("unexpected argument '%s'", argv[optind]);
+	FILE *f = path ? fopen(path, "w") : stdout;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	return f;
+}
+
+void close_out(FILE *f, const char *path)
+{
+	if (fflush(f) || ferror(f) || (path && fclose(f)))
+		die("%s: write error", path ? path : "stdout");
 }
 
 int parse_u64(const char *s, uint64_t *v)

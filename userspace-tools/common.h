@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Small helpers shared by all the tools (tcpflows, websearch-gen,
- * param-writer and the three analyzers): error reporting, strict number
- * and CSV parsing, the analyzers' --algorithm check, replacing a file
- * whole, CLOCK_MONOTONIC time and network namespaces.
+ * param-writer and the three analyzers): error reporting, the option
+ * loop, output files, strict number and CSV parsing, the analyzers'
+ * --algorithm check, replacing a file whole, CLOCK_MONOTONIC time and
+ * network namespaces.
  */
 #ifndef TOOLS_COMMON_H
 #define TOOLS_COMMON_H
@@ -23,10 +24,21 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 					       noreturn));
 /* Print "prog: message" to stderr. */
 void warnmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* getopt_long returned ':' (missing argument) or '?': say which; exit 2. */
-void die_getopt(int c, char *const argv[]) __attribute__((noreturn));
-/* Exit 2 if non-option arguments are left after getopt. */
-void die_extra_args(int argc, char *const argv[]);
+/*
+ * The tools' option loop: the next option of getopt_long() over @opts
+ * (long options only, plus -h), or -1 at the end. -h and --help (val 'h')
+ * print @usage to stdout and exit 0; a missing argument, an unknown option
+ * or an argument left after the options dies (exit 2) with one line that
+ * names it.
+ */
+struct option;
+int next_opt(int argc, char *const argv[], const struct option *opts,
+	     const char *usage);
+
+/* Open @path for writing, stdout if NULL, or die "PATH: error". */
+FILE *open_out(const char *path);
+/* Flush and close open_out()'s file, or die "PATH: write error". */
+void close_out(FILE *f, const char *path);
 
 /* Parse a whole string as a decimal number; return 0 or -1. */
 int parse_u64(const char *s, uint64_t *v);

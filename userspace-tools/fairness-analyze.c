@@ -8,12 +8,10 @@
  * give one line on stderr and exit status 2.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common.h"
 
@@ -376,8 +374,7 @@ int main(int argc, char **argv)
 	int c, k;
 
 	prog = "fairness-analyze";
-	opterr = 0;	/* one line errors, below */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = next_opt(argc, argv, opts, usage)) != -1) {
 		switch (c) {
 		case 'g':
 			gpath = optarg;
@@ -424,14 +421,8 @@ int main(int argc, char **argv)
 				die("--goodput-ratio: '%s' is more than 1",
 				    optarg);
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			die_getopt(c, argv);
 		}
 	}
-	die_extra_args(argc, argv);
 	if (!gpath || !fpath || !alg || !rate || !phase)
 		die("--goodput, --flows, --phase-us, --algorithm and "
 		    "--link-mbps are required");
@@ -463,9 +454,7 @@ int main(int argc, char **argv)
 	build_series(g, ng, gpath);
 	free(g);
 
-	o = json ? fopen(json, "w") : stdout;
-	if (!o)
-		die("%s: %s", json, strerror(errno));
+	o = open_out(json);
 	fprintf(o, "{\n  \"algorithm\": \"%s\",\n  \"link_mbps\": %.3f,\n"
 		"  \"goodput_ratio\": %.4f,\n"
 		"  \"flows\": %d,\n  \"phase_us\": %lld,\n  \"settle_us\": %lld,\n"
@@ -556,8 +545,7 @@ int main(int argc, char **argv)
 		fputc('}', o);
 	}
 	fputs("\n  ]\n}\n", o);
-	if (fflush(o) || ferror(o) || (json && fclose(o)))
-		die("%s: write error", json ? json : "stdout");
+	close_out(o, json);
 	for (k = 0; k < nflows; k++) {
 		free(fl[k].t);
 		free(fl[k].b);

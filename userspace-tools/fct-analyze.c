@@ -29,7 +29,6 @@
  * (unfinished) per bucket, never dropped silently.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -265,8 +264,7 @@ int main(int argc, char **argv)
 	int c;
 
 	prog = "fct-analyze";
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = next_opt(argc, argv, opts, usage)) != -1) {
 		switch (c) {
 		case 'f':
 			fpath = optarg;
@@ -300,14 +298,8 @@ int main(int argc, char **argv)
 			if (mtu < 576 || mtu > 65535)
 				die("--mtu: '%s' is not in 576..65535", optarg);
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			die_getopt(c, argv);
 		}
 	}
-	die_extra_args(argc, argv);
 	if (!fpath || !mpath || !alg || load < 0 || !rate || !p1 || !p2)
 		die("--flows, --manifest, --algorithm, --load, --link-mbps, "
 		    "--prop-rtt-rack-us and --prop-rtt-cross-us are required");
@@ -338,10 +330,8 @@ int main(int argc, char **argv)
 	}
 
 	if (per) {
-		FILE *pf = fopen(per, "w");
+		FILE *pf = open_out(per);
 
-		if (!pf)
-			die("%s: %s", per, strerror(errno));
 		fputs("id,src,dst,cross,bytes,start_us,started_us,connect_us,"
 		      "completion_us,fct_us,ideal_us,slowdown,status\n", pf);
 		for (i = 0; i < nfl; i++) {
@@ -358,9 +348,7 @@ int main(int argc, char **argv)
 			die("%s: write error", per);
 	}
 
-	out = json ? fopen(json, "w") : stdout;
-	if (!out)
-		die("%s: %s", json, strerror(errno));
+	out = open_out(json);
 	fprintf(out, "{\"algorithm\": \"%s\", \"load_pct\": %g, "
 		"\"link_mbps\": %g, \"mtu\": %llu,\n"
 		" \"prop_rtt_rack_us\": %g, \"prop_rtt_cross_us\": %g,\n"
@@ -384,8 +372,7 @@ int main(int argc, char **argv)
 			    i == NFINE - 1);
 	}
 	fputs(" ]\n}\n", out);
-	if (fflush(out) || ferror(out) || (json && fclose(out)))
-		die("%s: write error", json ? json : "stdout");
+	close_out(out, json);
 	free(fl);
 	return 0;
 }

@@ -197,19 +197,16 @@ add(const char *key, int quote, const char *fmt, ...)
 
 static void write_json(const char *path)
 {
-	FILE *f = path ? fopen(path, "w") : stdout;
+	FILE *f = open_out(path);
 	int i;
 
-	if (!f)
-		die("%s: %s", path, strerror(errno));
 	fputs("{\n", f);
 	for (i = 0; i < nout; i++)
 		fprintf(f, "  \"%s\": %s%s%s%s\n", out[i].key,
 			out[i].quote ? "\"" : "", out[i].val,
 			out[i].quote ? "\"" : "", i < nout - 1 ? "," : "");
 	fputs("}\n", f);
-	if (fflush(f) || ferror(f) || (path && fclose(f)))
-		die("%s: write error", path ? path : "stdout");
+	close_out(f, path);
 }
 
 /* Append one row; write the header first into a new or empty file. */
@@ -262,12 +259,10 @@ int main(int argc, char **argv)
 	double pre_q = 0, pre_thr = 0;
 	size_t ngp, a, b, pa, pb, peak, i;
 	long nflows;
-	char *end;
 	int c;
 
 	prog = "incast-analyze";
-	opterr = 0;	/* one line errors, below */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = next_opt(argc, argv, opts, usage)) != -1) {
 		switch (c) {
 		case 'q':
 			qpath = optarg;
@@ -288,11 +283,7 @@ int main(int argc, char **argv)
 			csv = optarg;
 			break;
 		case 'r':
-			errno = 0;
-			rate = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(rate) ||
-			    rate <= 0)
-				die("--link-mbps: not a positive number");
+			rate = arg_posf("--link-mbps", optarg);
 			break;
 		case '0':
 			t0 = arg_nonneg("--incast-us", optarg);
@@ -304,17 +295,10 @@ int main(int argc, char **argv)
 			ta = arg_nonneg("--from-us", optarg);
 			break;
 		case 'b':
-			if (parse_s64(optarg, &bdp) || bdp <= 0)
-				die("--bdp-bytes: not a positive integer");
+			bdp = arg_pos("--bdp-bytes", optarg);
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			die_getopt(c, argv);
 		}
 	}
-	die_extra_args(argc, argv);
 	if (!qpath || !gpath || !fpath || !alg || !rate || t0 < 0 || t1 < 0 ||
 	    !bdp)
 		die("--qdisc, --goodput, --flows, --algorithm, --link-mbps, "

@@ -216,8 +216,7 @@ int main(int argc, char **argv)
 	int c;
 
 	prog = "param-writer";
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = next_opt(argc, argv, opts, usage)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -237,14 +236,8 @@ int main(int argc, char **argv)
 		case 'i':
 			invalid = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			die_getopt(c, argv);
 		}
 	}
-	die_extra_args(argc, argv);
 	if (!dir || !period || !duration || !status || !valid)
 		die("--dir, --period-us, --duration-us, --status and --valid "
 		    "are required");

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tcpflows' results, see results.h. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,9 +84,7 @@ FILE *out_open(const char *dir, const char *name)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		die("%s: %s", path, strerror(errno));
+	f = open_out(path);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	return f;
 }

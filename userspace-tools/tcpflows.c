@@ -926,8 +926,7 @@ static void parse_args(int argc, char **argv)
 	char **sample_specs = NULL;
 	int c, nsample = 0, i;
 
-	opterr = 0;	/* one line errors, below */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = next_opt(argc, argv, opts, usage)) != -1) {
 		switch (c) {
 		case 'l':
 			cfg.listen = xrealloc(cfg.listen, (cfg.nlisten + 1) *
@@ -1007,14 +1006,8 @@ static void parse_args(int argc, char **argv)
 			if (!cfg.app_rate_mbit)
 				die("--app-rate-mbit must be > 0");
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			die_getopt(c, argv);
 		}
 	}
-	die_extra_args(argc, argv);
 	if (!cfg.out_dir)
 		die("--out-dir is required");
 	if (cfg.duration_ns <= 0)

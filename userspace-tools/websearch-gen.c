@@ -125,15 +125,6 @@ static double uniform(void)
 	return (splitmix64() >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static FILE *create(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	return f;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -164,8 +155,7 @@ int main(int argc, char **argv)
 	FILE *ff, *mf;
 
 	prog = "websearch-gen";
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = next_opt(argc, argv, opts, usage)) != -1) {
 		switch (c) {
 		case 'c':
 			cdf = optarg;
@@ -219,14 +209,8 @@ int main(int argc, char **argv)
 		case 'x':
 			prefix = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			die_getopt(c, argv);
 		}
 	}
-	die_extra_args(argc, argv);
 	if (!cdf || !load || !hosts || !rate || !nflows || !have_seed ||
 	    !ffile || !mfile)
 		die("--cdf, --load, --hosts, --link-mbps, --flows, --seed, "
@@ -252,8 +236,8 @@ int main(int argc, char **argv)
 	lambda = load / 100 / (u_up > u_host ? u_up : u_host);
 
 	rng = seed;
-	ff = create(ffile);
-	mf = create(mfile);
+	ff = open_out(ffile);
+	mf = open_out(mfile);
 	fprintf(ff, "# websearch-gen --load %g --hosts %llu --leaves %llu "
 		"--seed %llu: ID,SRC_NETNS,DST_ADDR,DST_PORT,START_US,BYTES,"
 		"STOP_US\n", load, (unsigned long long)hosts,

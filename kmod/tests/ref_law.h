@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The control law as it was before the per-flow constants were cached
- * (powertcp_core.h of commit bd31931, renamed ref_*): every ACK derives
- * τ's window bounds and β again (β's fade, PT_VAR_BETA_FADE, added
- * since, through the core's pt_beta()). The unit tests run it beside the
- * cached law and require the two to agree bit for bit, parameter writes
- * and MSS changes included. Include after ../powertcp_core.h.
+ * The control law without the core's per-flow cache (ref_* for pt_*):
+ * every ACK derives τ's window bounds and β again (β's fade,
+ * PT_VAR_BETA_FADE, through the core's pt_beta()). The unit tests run it
+ * beside the cached law and require the two to agree bit for bit,
+ * parameter writes and MSS changes included. Include after
+ * ../powertcp_core.h.
  */
 #ifndef _POWERTCP_REF_LAW_H
 #define _POWERTCP_REF_LAW_H
@@ -26,7 +26,7 @@ struct ref_flow {
 };
 
 static inline int ref_tau_known(const struct pt_params *p,
-			       const struct ref_flow *f)
+				const struct ref_flow *f)
 {
 	return p->base_rtt_us || f->min_rtt_us;
 }
@@ -44,7 +44,7 @@ static inline u64 ref_tau_ns(const struct pt_params *p, const struct ref_flow *f
  * RTT sample yet, @fallback_pkts (the kernel's initial window) is used.
  */
 static inline void ref_flow_init(struct ref_flow *f, const struct pt_params *p,
-				u32 fallback_pkts, u32 mss, u64 now_ns)
+				 u32 fallback_pkts, u32 mss, u64 now_ns)
 {
 	u64 tau;
 
@@ -75,7 +75,7 @@ static inline void ref_flow_init(struct ref_flow *f, const struct pt_params *p,
  * old. Until it exists, the previous sample serves.
  */
 static inline void ref_grad_ref(struct ref_flow *f, u64 horizon, u64 rtt_ns,
-			       u64 now_ns, u64 *ref_rtt, u64 *ref_t)
+				u64 now_ns, u64 *ref_rtt, u64 *ref_t)
 {
 	if (!f->mid_t_ns || now_ns - f->mid_t_ns >= horizon / 4 ||
 	    now_ns < f->mid_t_ns) {
@@ -104,7 +104,7 @@ static inline u64 ref_qdelay_rtt(u64 rtt_ns, const struct ref_flow *f, u64 tau)
  * f->wnd / pt_pacing_rate() afterwards.
  */
 static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
-			     u64 rtt_us, u64 now_ns, u32 mss)
+			      u64 rtt_us, u64 now_ns, u32 mss)
 {
 	u64 rtt_ns, rtt_prev = f->rtt_prev_ns;
 	u64 dt, tau, horizon, delta, norm, target_wnd, beta, wnd;
@@ -177,7 +177,7 @@ static inline void ref_update_reference(struct ref_flow *f)
  * τ has passed since the last reference update.
  */
 static inline int ref_reference_due(const struct ref_flow *f,
-				   const struct pt_params *p)
+				    const struct pt_params *p)
 {
 	int fast = (p->variant & PT_VAR_FAST_REF) ||
 		   ((p->variant & PT_VAR_DRAIN_REF) &&

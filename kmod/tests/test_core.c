@@ -659,7 +659,7 @@ static const char *same(const struct pt_flow *f, const struct ref_flow *g,
 }
 
 /*
- * The cached law is the uncached one (ref_law.h, the law before the
+ * The cached law is the uncached one (ref_law.h, the law without the
  * cache), bit for bit: random parameters, samples, reference updates,
  * parameter writes (each bumps the generation, as the modules' setter
  * does), MSS changes and line rate changes without a new generation (the

@@ -247,7 +247,7 @@ lossy_rtt_samples() { # module cc
 # delay, 0.6 packet. With one segment in flight the receiver holds its ACK
 # for the delayed-ACK timer (40 ms), and a flow whose window floor stays at
 # one packet takes that for its RTT and never climbs (89 kbit/s measured;
-# docs/DESIGN.md, "The one-packet floor and a receiver that delays ACKs").
+# docs/MODULE.md, "The one-packet floor and a receiver that delays ACKs").
 # The flow must reach 80% of the rate, as cubic does. The topology and the
 # line rate are put back after.
 delayed_ack_rate() { # module cc

@@ -170,7 +170,7 @@ def main():
     rels = sorted(x for x in os.listdir(d)
                   if os.path.exists(os.path.join(d, x, "meta.json")))
     if not rels:
-        sys.exit("summarize_bench_ack: no results in %s" % d)
+        sys.exit("bench-ack/summarize.py: no results in %s" % d)
     run = {}
     if os.path.exists(os.path.join(d, "run.json")):
         run = json.load(open(os.path.join(d, "run.json")))

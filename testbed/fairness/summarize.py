@@ -105,10 +105,10 @@ def main():
     res = ap.parse_args().results
     runs = []
     try:
-        for alg, seed, run in seed_runs(res, "summarize_fairness"):
+        for alg, seed, run in seed_runs(res, "fairness/summarize.py"):
             runs.append((alg, seed, analyze(run)))
     except subprocess.CalledProcessError as e:
-        sys.exit("summarize_fairness: %s failed (exit %d)"
+        sys.exit("fairness/summarize.py: %s failed (exit %d)"
                  % (" ".join(e.cmd[:1]), e.returncode))
     refuse_if_starved([("%s seed %d" % (alg, seed), a["headroom_ok"],
                         a["headroom_mbps"], 2 * a["link_mbps"])

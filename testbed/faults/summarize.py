@@ -51,7 +51,7 @@ def main():
     a = ap.parse_args()
     rows = load(a.dir)
     if not rows:
-        sys.exit("summarize_faults: no case.json under %s" % a.dir)
+        sys.exit("faults/summarize.py: no case.json under %s" % a.dir)
     cubic = {(k, c["case"]): c["goodput_mbps"] for k, _, c in rows
              if c["cc"] == "cubic"}
     kernels = sorted({k for k, _, _ in rows})
@@ -195,7 +195,7 @@ def write_doc(path, root, s, cubic, runs):
         L.append("")
     text = open(path).read() if os.path.exists(path) else BEGIN + "\n" + END + "\n"
     if BEGIN not in text or END not in text:
-        sys.exit("summarize_faults: %s has no %s ... %s markers" % (path, BEGIN, END))
+        sys.exit("faults/summarize.py: %s has no %s ... %s markers" % (path, BEGIN, END))
     pre, rest = text.split(BEGIN, 1)
     _, post = rest.split(END, 1)
     open(path, "w").write(pre + BEGIN + "\n" + "\n".join(L) + END + post)

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from plotlib import label, read_csv, seeded_dirs, seeds_of, style  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 import numpy as np
-PROG = "plot_incast.py"
+PROG = "incast/plot.py"
 # What a seed-S/ run directory must hold to be drawn.
 RUN_FILES = ("qdisc.csv",)
 

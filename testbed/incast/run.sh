@@ -7,7 +7,7 @@
 #
 #   testbed/incast/run.sh --cc SPEC --out DIR [options]
 #
-# Scaling (docs/DESIGN.md): the paper's 25 Gb/s, 4.64 us in-rack RTT and
+# Scaling (docs/TESTBED.md): the paper's 25 Gb/s, 4.64 us in-rack RTT and
 # 4 MB buffer become, at R Mb/s, a time scale of 25000/R: same flows, same
 # BDP in bytes and packets, same buffer in BDPs, same timeline in base RTTs.
 # Defaults are that scaling at 100 Mb/s: the long flow alone for 860 base

@@ -76,7 +76,7 @@ def main():
                     help="ALG/seed-S/ runs of testbed/incast/run.sh")
     res = ap.parse_args().results
     rows = []
-    for alg, seed, run in seed_runs(res, "summarize_incast"):
+    for alg, seed, run in seed_runs(res, "incast/summarize.py"):
         r = analyze(run)
         r["algorithm"], r["seed"] = alg, seed
         rows.append(r)

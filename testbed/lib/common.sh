@@ -78,7 +78,7 @@ tb_ecn_k() {
 # The paper's testbed runs at 25 Gb/s with a 4.64 us in-rack base RTT. At R
 # Mbit/s, time stretches by 25000/R: the same flows, the same BDP in bytes
 # and packets, the same buffer in BDPs, the same timeline in base RTTs
-# (docs/DESIGN.md).
+# (docs/TESTBED.md).
 tb_scaled_rtt_us() { # rate_mbit
 	echo $((464 * 25000 / $1 / 100))
 }

@@ -19,7 +19,7 @@
 # So both backends build the same forwarding path, addresses, routes and
 # port names; what differs is who creates the namespaces and links
 # (Mininet's shells, idle during the run, in every node) and the MAC
-# addresses. Not a Linux bridge: docs/DESIGN.md, "The Mininet backend".
+# addresses. Not a Linux bridge: docs/TESTBED.md, "The Mininet backend".
 
 # "A && B || die" throughout: die if any of the steps fails, as meant.
 # shellcheck disable=SC2015

@@ -9,7 +9,7 @@ is a router, as in the netns backend: a Mininet node with IP forwarding
 (Mininet's LinuxRouter example), one /24 per port. A layer-2 switch (a
 Linux bridge) would leave every packet waiting in its queue charged to the
 sending socket, whose TCP small queues would then throttle it instead of
-the bottleneck (docs/DESIGN.md, "The Mininet backend"); a router receives
+the bottleneck (docs/TESTBED.md, "The Mininet backend"); a router receives
 each packet at the IP layer, which releases it from its sender. The nodes,
 addresses, routes and switch port names are those of the netns backend
 (testbed/lib/topology.sh, testbed/lib/leafspine.sh):

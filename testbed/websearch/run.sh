@@ -69,7 +69,7 @@ CPU headroom: before the run, with every token bucket removed (delays
 kept), one unlimited cross-leaf flow per host for 300 in-rack RTTs must move
 at least twice the offered load of the whole fabric (gen.json
 offered_mbps); otherwise headroom.json says ok: false and
-summarize_websearch.py refuses the run.
+websearch/summarize.py refuses the run.
 Why R = 25 by default: the fabric's offered load is 3.5 x L x R (load L on
 the uplinks, any pair, 4/7 of the pairs cross leaves); the single-vCPU
 guest under -icount moves about 190 Mbit/s over cross-leaf paths, so at

@@ -106,11 +106,11 @@ def main():
                     help="ALG/load-L/ runs of testbed/websearch/run.sh")
     res = ap.parse_args().results
     if not os.path.isdir(res):
-        sys.exit("summarize_websearch: %s is not a directory" % res)
+        sys.exit("websearch/summarize.py: %s is not a directory" % res)
     found = list(runs(res))
     lone_check(res)
     if not found:
-        sys.exit("summarize_websearch: no runs (ALG/load-L/params.json) "
+        sys.exit("websearch/summarize.py: no runs (ALG/load-L/params.json) "
                  "under %s" % res)
     results = [analyze(r) for r in found]
     results.sort(key=lambda s: order_key(s["algorithm"]) + (s["load_pct"],))

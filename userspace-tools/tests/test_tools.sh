@@ -22,6 +22,8 @@ set -u
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/tap.sh
 . "$HERE/../scripts/tap.sh"
+# shellcheck source=userspace-tools/tests/lib.sh
+. "$HERE/tests/lib.sh"
 BIN=${BIN:-$HERE/bin}
 RATE=${RATE_MBIT:-100}
 DUR=${DUR_US:-4000000}
@@ -33,19 +35,6 @@ IV=1000				# goodput interval, us
 SIV=${SAMPLE_US:-500}		# sampler interval, us
 LATE=${LATE_US:-2000}		# allowed start lateness, us
 OUT=$(mktemp -d /tmp/test_tools.XXXXXX)
-
-# awk_check DESC FILE [-v VAR=VALUE...] PROGRAM: PROGRAM reads the CSV
-# FILE, prints a note and exits 0 (pass) or 1 (fail); the note goes on the
-# KTAP line.
-awk_check() {
-	local desc=$1 file=$2 note
-	shift 2
-	if note=$(awk -F, "$@" "$file" 2>&1); then
-		ok "$desc: $note"
-	else
-		not_ok "$desc: $note"
-	fi
-}
 
 cleanup() {
 	for ns in h1 h2 h3 sw rcv; do

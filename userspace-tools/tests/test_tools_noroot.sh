@@ -25,6 +25,8 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 # shellcheck source=scripts/tap.sh
 . "$ROOT/scripts/tap.sh"
+# shellcheck source=userspace-tools/tests/lib.sh
+. "$HERE/tests/lib.sh"
 if [ -z "${BIN:-}" ]; then
 	BIN=$HERE/bin
 	make -s -C "$HERE" bin/tcpflows bin/websearch-gen bin/param-writer >&2 ||
@@ -57,18 +59,6 @@ expect_err() {
 		ok "$desc: $msg"
 	else
 		not_ok "$desc: rc=$rc '$msg'"
-	fi
-}
-
-# awk_check DESC FILE [-v VAR=VALUE...] PROGRAM: PROGRAM reads the CSV
-# FILE, prints a note and exits 0 (pass) or 1 (fail).
-awk_check() {
-	local desc=$1 file=$2 note
-	shift 2
-	if note=$(awk -F, "$@" "$file" 2>&1); then
-		ok "$desc: $note"
-	else
-		not_ok "$desc: $note"
 	fi
 }
 
