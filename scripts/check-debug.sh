@@ -21,7 +21,7 @@
 # case's or guest's kernel log); its cases' own verdicts, timing bounds
 # included, are printed and in docs/faults/DEBUG.md.
 #
-#   scripts/check-debug.sh [--no-faults] [--cases A,B,..] [--rate-mbit R]
+#   scripts/check-debug.sh [--no-faults] [--cases A,B,..] [--rate-mbps R]
 #
 #   --no-faults   the kernel tests only (about 10 minutes once built)
 #   --cases       the matrix's cases (testbed/faults/run.sh --cases; default
@@ -29,7 +29,7 @@
 #                 slow kernel their thousands of sockets outlive the case
 #                 and hold the module, so every later case's reload
 #                 would fail)
-#   --rate-mbit   the matrix's bottleneck rate (default: faults.sh's, 100)
+#   --rate-mbps   the matrix's bottleneck rate (default: faults.sh's, 100)
 #
 # Not part of make check: the first kernel build alone takes about 25
 # minutes of both cores of a 2-core host. Prints KTAP (scripts/tap.sh);
@@ -46,14 +46,14 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--no-faults) FAULTS=0 ;;
 	--cases) CASES=${2:?--cases needs a value}; shift ;;
-	--rate-mbit) RATE=${2:?--rate-mbit needs a value}; shift ;;
+	--rate-mbps) RATE=${2:?--rate-mbps needs a value}; shift ;;
 	-h|--help) sed -n '4,36p' "$0"; exit 0 ;;
 	*) echo "check-debug: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
 [ "$(id -u)" = 0 ] || { echo "check-debug: must run as root (packages, QEMU)" >&2; exit 1; }
-[[ -z $RATE || $RATE =~ ^[1-9][0-9]*$ ]] || { echo "check-debug: --rate-mbit: a positive number, not '$RATE'" >&2; exit 2; }
+[[ -z $RATE || $RATE =~ ^[1-9][0-9]*$ ]] || { echo "check-debug: --rate-mbps: a positive number, not '$RATE'" >&2; exit 2; }
 mkdir -p "$LOGDIR"
 
 # shellcheck source=scripts/tap.sh
@@ -131,7 +131,7 @@ if [ "$FAULTS" = 1 ]; then
 		--kernel debug --no-build \
 		--algorithms theta_powertcp,powertcp_evo \
 		--out "$M" \
-		-- ${RATE:+--rate-mbit "$RATE"} ${CASES:+--cases "$CASES"}
+		-- ${RATE:+--rate-mbps "$RATE"} ${CASES:+--cases "$CASES"}
 	grep -E '^6\.1.*cases ok' "$(tap_logfile "$MSTEP")" | sed 's/^/# /'
 	check "matrix: every byte verified, none wrong" matrix_bytes "$M/summary.json"
 	check "matrix: no checker report in any case's log" \

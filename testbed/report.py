@@ -248,7 +248,7 @@ def incast(doc):
       % (seeds[0], seeds[0]))
     w("")
     w("CPU headroom (all flows, no rate limit; must be at least 2x the link,")
-    w("%d Mbit/s), the lowest over the seeds: " % (2 * p["rate_mbit"]) +
+    w("%d Mbit/s), the lowest over the seeds: " % (2 * p["rate_mbps"]) +
       ", ".join("%s %d Mbit/s" % (a["algorithm"], a["headroom_mbps"]["min"])
                 for a in algs) + ".")
     w("")
@@ -262,7 +262,7 @@ def incast(doc):
           % (sm["without_sampling_bytes"], sm["with_sampling_bytes"],
              sm["difference_pct"]))
         w("")
-    mtu, rate, tau = p["mtu"], p["rate_mbit"], p["tau_us"]
+    mtu, rate, tau = p["mtu"], p["rate_mbps"], p["tau_us"]
     w("At this run's scale: R = %d Mbit/s, time x %d; the base RTT is %d µs"
       % (rate, p.get("time_scale", 25000 // rate), p["rtt_us"]))
     w("and τ = %d µs; the BDP is %d B = %.1f full-size packets, shared by %d"
@@ -467,7 +467,7 @@ def bench_ack(doc):
             (r.get("commit") or "?")[:12],
             " with local changes" if r.get("uncommitted_changes") else ""))
         w("")
-    fixed = sorted({a.get("cpu_instr_per_kb", {}).get("fixed_mbit")
+    fixed = sorted({a.get("cpu_instr_per_kb", {}).get("fixed_mbps")
                     for k in doc["kernels"]
                     for a in k["algorithms"].values()} - {None})
     cpu_col = fixed and (" instructions per KB at %s Mbit/s |"

@@ -73,7 +73,7 @@ static const char usage[] =
 "                                first wrong offset, longest stall per flow\n"
 "  --cc-switch AT_US,CC          at AT_US, set TCP_CONGESTION to CC on every\n"
 "                                sender still open (repeatable)\n"
-"  --app-rate-mbit R             senders write at most R Mbit/s each (an\n"
+"  --app-rate-mbps R             senders write at most R Mbit/s each (an\n"
 "                                application-limited flow; needs\n"
 "                                --interval-us > 0, its tick refills)\n"
 "  --progress, --quiet\n"
@@ -96,7 +96,7 @@ struct flow {
 	/* sender side */
 	enum sstate sstate;
 	int hdr_sent;
-	int throttled;			/* --app-rate-mbit: EPOLLOUT off */
+	int throttled;			/* --app-rate-mbps: EPOLLOUT off */
 	/* receiver side */
 	uint64_t logged;		/* st.rcvd in the last goodput row */
 	int rx_seen, rx_fin;		/* header got, log ended */
@@ -127,7 +127,7 @@ static struct config {
 	int64_t interval_ns, duration_ns, margin_ns, align_ns;
 	int sndbuf, rcvbuf, lowat;
 	int quiet, progress, changes_only, verify;
-	uint64_t app_rate_mbit;		/* 0: not limited */
+	uint64_t app_rate_mbps;		/* 0: not limited */
 	struct cc_switch { int64_t at_ns; const char *cc; } *sw;
 	int nsw, next_sw;
 	size_t chunk;			/* largest read or write */
@@ -386,9 +386,9 @@ static void on_send(struct flow *f)
 	}
 	if (bytes && bytes - f->st.sent < len)
 		len = bytes - f->st.sent;
-	if (cfg.app_rate_mbit) {	/* R Mbit/s = R/8000 bytes per ns */
+	if (cfg.app_rate_mbps) {	/* R Mbit/s = R/8000 bytes per ns */
 		uint64_t allowed = (uint64_t)(now_ns() - f->st.connect_ns) *
-				   cfg.app_rate_mbit / 8000;
+				   cfg.app_rate_mbps / 8000;
 
 		if (allowed <= f->st.sent) {
 			struct epoll_event e = { .events = 0,
@@ -624,7 +624,7 @@ static void cc_switch(const char *cc)
 		       cc, (now_ns() - lp.epoch) / 1e9, n, bad);
 }
 
-/* --app-rate-mbit: senders that used up their allowance may write again. */
+/* --app-rate-mbps: senders that used up their allowance may write again. */
 static void unthrottle(void)
 {
 	int i;
@@ -919,7 +919,7 @@ static void parse_args(int argc, char **argv)
 		{ "changes-only", no_argument, NULL, 'C' },
 		{ "verify", no_argument, NULL, 'V' },
 		{ "cc-switch", required_argument, NULL, 'W' },
-		{ "app-rate-mbit", required_argument, NULL, 'R' },
+		{ "app-rate-mbps", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1002,9 +1002,9 @@ static void parse_args(int argc, char **argv)
 			add_switch(optarg);
 			break;
 		case 'R':
-			cfg.app_rate_mbit = arg_u64("--app-rate-mbit", optarg);
-			if (!cfg.app_rate_mbit)
-				die("--app-rate-mbit must be > 0");
+			cfg.app_rate_mbps = arg_u64("--app-rate-mbps", optarg);
+			if (!cfg.app_rate_mbps)
+				die("--app-rate-mbps must be > 0");
 			break;
 		}
 	}
@@ -1014,8 +1014,8 @@ static void parse_args(int argc, char **argv)
 		die("--duration-us is required and must be > 0");
 	if (!ft.n && !cfg.nlisten)
 		die("nothing to do: no --flow and no --listen");
-	if (cfg.app_rate_mbit && !cfg.interval_ns)
-		die("--app-rate-mbit needs --interval-us > 0 (its refill tick)");
+	if (cfg.app_rate_mbps && !cfg.interval_ns)
+		die("--app-rate-mbps needs --interval-us > 0 (its refill tick)");
 	if (cfg.epoch_file)	/* a stale epoch would mislead samplers */
 		unlink(cfg.epoch_file);
 	ft.by_id = xrealloc(NULL, ft.n * sizeof(*ft.by_id) + 1);

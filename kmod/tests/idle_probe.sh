@@ -25,7 +25,7 @@ if [ "${1:-}" = --reps ]; then
 	shift 2
 fi
 [ $# -gt 0 ] || { echo "idle_probe: no parameter set given" >&2; exit 2; }
-NS_S=ptp_snd NS_R=ptp_rcv RATE_MBIT=50 DELAY_MS=1
+NS_S=ptp_snd NS_R=ptp_rcv RATE_MBPS=50 DELAY_MS=1
 EVO=/sys/module/tcp_powertcp_evo/parameters
 # shellcheck source=kmod/tests/path.sh
 . "$(dirname "$0")/path.sh"
@@ -48,8 +48,8 @@ if ! { setup_modules && modprobe veth && modprobe sch_tbf &&
 	echo "idle_probe: setup failed" >&2
 	exit 1
 fi
-echo "$RATE_MBIT" > /sys/module/tcp_theta_powertcp/parameters/line_rate_mbps
-echo "$RATE_MBIT" > "$EVO/line_rate_mbps"
+echo "$RATE_MBPS" > /sys/module/tcp_theta_powertcp/parameters/line_rate_mbps
+echo "$RATE_MBPS" > "$EVO/line_rate_mbps"
 
 for rep in $(seq "$REPS"); do
 	bps=$(iperf_json 5201 theta_powertcp -t 6 -O 2 | json_bps) || exit 1

@@ -3,9 +3,9 @@
 #
 # The kernel tests' path, sourced by test_kmod.sh and idle_probe.sh: a
 # sender namespace NS_S and a receiver namespace NS_R joined by a veth
-# pair, the sender's egress rate-limited to RATE_MBIT by tbf, the
+# pair, the sender's egress rate-limited to RATE_MBPS by tbf, the
 # receiver's delayed by DELAY_MS with netem; one iperf3 flow across it.
-# The sourcing script sets NS_S, NS_R, RATE_MBIT, DELAY_MS and MODDIR
+# The sourcing script sets NS_S, NS_R, RATE_MBPS, DELAY_MS and MODDIR
 # (testbed/bench-ack/run.sh takes only veth_pair: NS_S and NS_R).
 
 # The modules of MODDIR installed for the running kernel.
@@ -17,7 +17,7 @@ setup_modules() {
 
 # The path's shape: set, or put back after a check changed it.
 shape() {
-	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate "${RATE_MBIT}mbit" \
+	tc -n "$NS_S" qdisc replace dev veth_s root tbf rate "${RATE_MBPS}mbit" \
 		burst 15kb limit 300kb &&
 	tc -n "$NS_R" qdisc replace dev veth_r root netem delay "${DELAY_MS}ms"
 }

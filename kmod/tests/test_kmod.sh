@@ -13,16 +13,16 @@ set -u
 
 MODDIR=${1:?usage: test_kmod.sh MODDIR}
 KREL=$(uname -r)
-RATE_MBIT=50 DELAY_MS=1
+RATE_MBPS=50 DELAY_MS=1
 # PT_TEST_SLOW_KERNEL=1: a debug kernel (make check-debug), about 7 times
 # slower than Debian's under -icount, whose guest moves about 7 Mbit/s: the
 # rate is 5 Mbit/s and the delay 10 ms, so that a window still holds
 # several packets, the delayed-ACK check's path is 2 Mbit/s, and the check
 # that needs RTTs under a millisecond through a loaded guest is skipped.
 SLOW=${PT_TEST_SLOW_KERNEL:-0}
-[ "$SLOW" = 0 ] || { RATE_MBIT=5; DELAY_MS=10; }
+[ "$SLOW" = 0 ] || { RATE_MBPS=5; DELAY_MS=10; }
 # The line rate the parameter-write check sets: a tenth of the rate.
-WRITE_MBIT=$(( RATE_MBIT / 10 > 0 ? RATE_MBIT / 10 : 1 ))
+WRITE_MBPS=$(( RATE_MBPS / 10 > 0 ? RATE_MBPS / 10 : 1 ))
 NS_S=ptk_snd
 NS_R=ptk_rcv
 
@@ -82,9 +82,9 @@ iperf_rate_ok() { # cc
 	json=$(iperf_json 5201 "$1" -t 6 -O 2) ||
 		{ echo "$json" | tail -n 5; return 1; }
 	bps=$(echo "$json" | json_bps)
-	echo "# $1: iperf3 $((bps / 1000)) kbit/s through a ${RATE_MBIT} Mbit/s tbf"
-	[ "$bps" -ge $((RATE_MBIT * 1000000 * 90 / 100)) ] ||
-		{ echo "below 90% of ${RATE_MBIT} Mbit/s"; return 1; }
+	echo "# $1: iperf3 $((bps / 1000)) kbit/s through a ${RATE_MBPS} Mbit/s tbf"
+	[ "$bps" -ge $((RATE_MBPS * 1000000 * 90 / 100)) ] ||
+		{ echo "below 90% of ${RATE_MBPS} Mbit/s"; return 1; }
 	echo "$json" | grep -q "\"$1\"" ||
 		{ echo "iperf3 did not report $1"; return 1; }
 }
@@ -156,7 +156,7 @@ trace_event_fires() { # cc
 
 # A parameter write applies to a live flow from its next ACK (well within
 # one RTT, the bound the modules promise): while an iperf3 flow runs at
-# RATE_MBIT, line_rate_mbps goes to a tenth of it (WRITE_MBIT); every
+# RATE_MBPS, line_rate_mbps goes to a tenth of it (WRITE_MBPS); every
 # powertcp_step after the write (between two trace_marker lines) paces at
 # most that, and before it, faster. The flows' per-flow constants are
 # cached (powertcp_core.h): this is the parameters' generation at work.
@@ -168,13 +168,13 @@ param_write_next_ack() { # module cc
 	echo 1 > "$ev/enable"
 	sleep 0.2
 	echo pt-write-begin > $tr/trace_marker
-	echo "$WRITE_MBIT" > "/sys/module/$1/parameters/line_rate_mbps"
+	echo "$WRITE_MBPS" > "/sys/module/$1/parameters/line_rate_mbps"
 	echo pt-write-end > $tr/trace_marker
 	sleep 0.2
 	echo 0 > "$ev/enable"
 	wait "$FLOW_PID"
-	echo "$RATE_MBIT" > "/sys/module/$1/parameters/line_rate_mbps"
-	awk -v mbit="$WRITE_MBIT" '
+	echo "$RATE_MBPS" > "/sys/module/$1/parameters/line_rate_mbps"
+	awk -v mbit="$WRITE_MBPS" '
 	     BEGIN { max = mbit * 125000 }
 	     /pt-write-begin/ { phase = 1; next }
 	     /pt-write-end/ { phase = 2; next }
@@ -260,7 +260,7 @@ delayed_ack_rate() { # module cc
 	json=$(iperf_json 5205 "$2" -t 5 -O 1) &&
 		bps=$(echo "$json" | json_bps) || rc=1
 	shape &&
-	echo "$RATE_MBIT" > "/sys/module/$1/parameters/line_rate_mbps" || rc=1
+	echo "$RATE_MBPS" > "/sys/module/$1/parameters/line_rate_mbps" || rc=1
 	[ "$rc" = 0 ] || return 1
 	echo "# $2: iperf3 $((bps / 1000)) kbit/s through a $rate Mbit/s tbf," \
 		"1 ms delay, delayed ACKs"
@@ -377,8 +377,8 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: unloaded" unload "$mod"
 
 	modprobe "$mod"
-	check "$cc: topology with a ${RATE_MBIT} Mbit/s tbf" topology
-	echo "$RATE_MBIT" > "/sys/module/$mod/parameters/line_rate_mbps"
+	check "$cc: topology with a ${RATE_MBPS} Mbit/s tbf" topology
+	echo "$RATE_MBPS" > "/sys/module/$mod/parameters/line_rate_mbps"
 	check "$cc: ss -ti shows it on a live flow" ss_shows "$cc"
 	check "$cc: iperf3 -C $cc reaches >= 90% of the rate limit" \
 		iperf_rate_ok "$cc"

@@ -10,12 +10,12 @@
 #
 # --write-kb: the size of iperf3's writes (-l), default 128 KB, iperf3's
 # own default. It sets how many skbs a write ends in a partly filled one
-# (docs/PERF.md). --fixed-mbit: the rate of the CPU per byte runs
+# (docs/PERF.md). --fixed-mbps: the rate of the CPU per byte runs
 # (default 100 Mbit/s); --fixed-tso: those runs with the veth's TSO and
 # GSO as they come (on), not one segment per skb.
 #
 # For each ALG, the cost of its ACK path, one call at a time: a sender and a
-# receiver namespace joined by a veth pair, a token bucket at RATE_MBIT on
+# receiver namespace joined by a veth pair, a token bucket at RATE_MBPS on
 # the sender's egress and netem's 1 ms on the receiver's; iperf3 with 2
 # flows for SECONDS (guest time) while the function_graph tracer times, on
 # the x86-tsc trace clock, tcp_ack and the algorithm's per-ACK hooks
@@ -43,7 +43,7 @@
 # BBR's 2102 Mbit/s on 6.1, at 280 instructions per call against 314).
 #
 # And, in the same repetitions, the CPU per byte at a fixed rate: the
-# same pair through a token bucket at FIXED_MBIT, the sender's veth as
+# same pair through a token bucket at FIXED_MBPS, the sender's veth as
 # the testbed's host NICs are (one segment per skb), every algorithm as
 # it runs on a real path (ours with the testbed's parameters, the law's
 # output in force), iperf3 with 2 flows, a window of SECONDS from 0.5 s
@@ -62,7 +62,7 @@
 #
 # Writes DIR/ALG.calls (see parse below), DIR/empty.calls,
 # DIR/headroom.csv (rep, algorithm, mbps, retrans_segs, out_segs,
-# out_skbs), DIR/cpu.csv (rep, algorithm, rate_mbit, mbps, window_ns,
+# out_skbs), DIR/cpu.csv (rep, algorithm, rate_mbps, mbps, window_ns,
 # busy_ns, rx_bytes, retrans_segs), DIR/meta.json.
 
 # The braces make bash read the whole script first: editing it on the host
@@ -83,7 +83,7 @@ usage: testbed/bench-ack/run.sh --kmod-dir D --out DIR [options] ALG...
                       the per-call cost and for each headroom run (default 1)
   --reps N            interleaved headroom repetitions (default 3; 0: none)
   --write-kb N        iperf3's write size in KB (default 128, iperf3's own)
-  --fixed-mbit R      the rate of the CPU-per-byte runs (default 100)
+  --fixed-mbps R      the rate of the CPU-per-byte runs (default 100)
   --fixed-tso         those runs with TSO/GSO on (default: one segment per
                       skb, as the testbed's hosts send)
   --check-args        check the options and exit (testbed/run.sh does, on
@@ -98,7 +98,7 @@ whole() { # option value
 	[[ $2 =~ ^[1-9][0-9]{0,5}$ ]] || bad "$1: '$2' is not a whole number, 1 or more"
 }
 
-MODDIR='' OUT='' SECS=1 REPS=3 WRITE_KB=128 FIXED_MBIT=100 FIXED_TSO=0 CHECK=0
+MODDIR='' OUT='' SECS=1 REPS=3 WRITE_KB=128 FIXED_MBPS=100 FIXED_TSO=0 CHECK=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kmod-dir) [ -n "${2:-}" ] || bad "$1 needs a value"; MODDIR=$2; shift 2 ;;
@@ -107,7 +107,7 @@ while [ $# -gt 0 ]; do
 	--reps) [[ ${2:-} =~ ^[0-9]{1,3}$ ]] || bad "--reps: '${2:-}' is not 0 to 999"
 		REPS=$2; shift 2 ;;
 	--write-kb) whole "$1" "${2:-}"; WRITE_KB=$2; shift 2 ;;
-	--fixed-mbit) whole "$1" "${2:-}"; FIXED_MBIT=$2; shift 2 ;;
+	--fixed-mbps) whole "$1" "${2:-}"; FIXED_MBPS=$2; shift 2 ;;
 	--fixed-tso) FIXED_TSO=1; shift ;;
 	--check-args) CHECK=1; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -119,7 +119,7 @@ done
 [ -n "$MODDIR" ] && [ -n "$OUT" ] || bad "--kmod-dir and --out are required"
 [ $# -gt 0 ] || bad "no algorithm given"
 ALGS=("$@")
-RATE_MBIT=50
+RATE_MBPS=50
 RTT_US=1000
 T=/sys/kernel/tracing
 
@@ -162,7 +162,7 @@ topology() {
 		die "topology failed"
 	case $1 in
 	limited)
-		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBIT}mbit \
+		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBPS}mbit \
 			burst 15kb limit 300kb || die "tbf failed" ;;
 	fixed)
 		# The testbed's host NIC (testbed/lib/topology.sh, tb_host_nic):
@@ -178,7 +178,7 @@ topology() {
 			ip -n "$NS_S" link set dev veth_s gso_max_segs 1 ||
 				die "cannot make one segment per skb"
 		fi
-		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${FIXED_MBIT}mbit \
+		tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${FIXED_MBPS}mbit \
 			burst $burst limit $limit || die "fixed-rate path failed" ;;
 	esac
 }
@@ -368,12 +368,12 @@ for alg in "${ALGS[@]}"; do
 		$T/per_cpu/cpu0/stats)
 	tracer_reset
 	echo "# $alg: $(grep -c '^A' "$OUT/$alg.calls") ACKs timed," \
-		"${mbps} Mbit/s through ${RATE_MBIT} Mbit/s, overrun $lost"
+		"${mbps} Mbit/s through ${RATE_MBPS} Mbit/s, overrun $lost"
 	[ "${lost:-0}" = 0 ] || die "$alg: the trace buffer overran ($lost)"
 done
 
 echo "rep,algorithm,mbps,retrans_segs,out_segs,out_skbs" > "$OUT/headroom.csv"
-echo "rep,algorithm,rate_mbit,mbps,window_ns,busy_ns,rx_bytes,retrans_segs" \
+echo "rep,algorithm,rate_mbps,mbps,window_ns,busy_ns,rx_bytes,retrans_segs" \
 	> "$OUT/cpu.csv"
 clock_busy > /dev/null || die "no idle time in /proc/timer_list"
 # Our modules' min_rate_ppm as loaded (the testbed's), for the fixed-rate
@@ -399,17 +399,17 @@ for rep in $(seq "$REPS"); do
 		echo "# headroom rep $rep $alg: $mbps Mbit/s," \
 			"$rx segments retransmitted, $segs sent in $skbs skbs"
 
-		step "$alg: CPU per byte at $FIXED_MBIT Mbit/s, rep $rep"
+		step "$alg: CPU per byte at $FIXED_MBPS Mbit/s, rep $rep"
 		topology fixed
 		ns_default "$alg"
-		params "$alg" "$FIXED_MBIT" "${min_ppm[$alg]:-}"
+		params "$alg" "$FIXED_MBPS" "${min_ppm[$alg]:-}"
 		r0=$(snmp Tcp RetransSegs)
 		read -r ns busy bytes < <(cpu "$alg" "$SECS")
 		[ -n "${bytes:-}" ] || die "$alg: no CPU window measured"
 		rx=$(($(snmp Tcp RetransSegs) - r0))
 		mbps=$(awk -v b="$bytes" -v t="$ns" \
 			'BEGIN { printf "%.3f", b * 8e3 / t }')
-		echo "$rep,$alg,$FIXED_MBIT,$mbps,$ns,$busy,$bytes,$rx" \
+		echo "$rep,$alg,$FIXED_MBPS,$mbps,$ns,$busy,$bytes,$rx" \
 			>> "$OUT/cpu.csv"
 		echo "# cpu rep $rep $alg: $mbps Mbit/s, busy $busy of $ns ns" \
 			"for $bytes bytes, $rx segments retransmitted"
@@ -420,7 +420,7 @@ ip netns del "$NS_R"
 
 cat > "$OUT/meta.json" <<JSON
 {"kernel": "$(uname -r)", "seconds": $SECS, "reps": $REPS, "write_kb": $WRITE_KB,
- "rate_mbit": $RATE_MBIT, "fixed_mbit": $FIXED_MBIT, "fixed_tso": $FIXED_TSO, "rtt_us": $RTT_US, "trace_clock": "x86-tsc",
+ "rate_mbps": $RATE_MBPS, "fixed_mbps": $FIXED_MBPS, "fixed_tso": $FIXED_TSO, "rtt_us": $RTT_US, "trace_clock": "x86-tsc",
  "tsc": "$(dmesg | grep -m1 -o 'tsc: Refined TSC.*' || dmesg | grep -m1 -o 'tsc: Detected.*')",
  "empty_function": "__rcu_read_lock"}
 JSON

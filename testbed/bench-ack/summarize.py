@@ -93,7 +93,7 @@ def kernel(d):
             cpu.setdefault(r["algorithm"], []).append(
                 int(r["busy_ns"]) * 1024 / int(r["rx_bytes"]))
             cpu_mbps.setdefault(r["algorithm"], []).append(float(r["mbps"]))
-            fixed = int(r["rate_mbit"])
+            fixed = int(r["rate_mbps"])
     algs = {}
     for alg in ORDER + sorted(set(x[:-6] for x in os.listdir(d)
                                   if x.endswith(".calls")) - set(ORDER)):
@@ -126,8 +126,8 @@ def kernel(d):
             "headroom_segs_per_skb": {
                 "median": pct(sorted(skb[alg]), 0.5) if alg in skb
                 else None, "reps": skb.get(alg, [])},
-            # busy guest instructions per KB delivered at fixed_mbit
-            "cpu_instr_per_kb": {"fixed_mbit": fixed,
+            # busy guest instructions per KB delivered at fixed_mbps
+            "cpu_instr_per_kb": {"fixed_mbps": fixed,
                                  **dist(cpu.get(alg, [])),
                                  "reps": cpu.get(alg, []),
                                  "mbps": cpu_mbps.get(alg, [])},
@@ -197,7 +197,7 @@ def main():
                     "headroom_min_mbps", "headroom_max_mbps",
                     "headroom_reps", "headroom_retrans_median",
                     "headroom_segs_per_skb_median",
-                    "cpu_fixed_mbit", "cpu_instr_per_kb_median",
+                    "cpu_fixed_mbps", "cpu_instr_per_kb_median",
                     "cpu_instr_per_kb_min", "cpu_instr_per_kb_max"])
         for k in summary["kernels"]:
             for alg, a in k["algorithms"].items():
@@ -209,7 +209,7 @@ def main():
                             h["min"], h["max"], len(h["reps"]),
                             a["headroom_retrans_segs"]["median"],
                             a["headroom_segs_per_skb"]["median"],
-                            c["fixed_mbit"], c["median"], c["min"],
+                            c["fixed_mbps"], c["median"], c["min"],
                             c["max"]])
     plot(summary, raw, os.path.join(d, "bench-ack.png"))
     for k in summary["kernels"]:
@@ -229,7 +229,7 @@ def main():
                      "%.1f" % sps if sps is not None else "-",
                      "" if c["median"] is None else
                      "; at %d Mbit/s %.0f instructions per KB [%.0f, %.0f]"
-                     % (c["fixed_mbit"], c["median"], c["min"], c["max"])))
+                     % (c["fixed_mbps"], c["median"], c["min"], c["max"])))
 
 
 if __name__ == "__main__":

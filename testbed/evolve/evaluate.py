@@ -122,19 +122,19 @@ def guest_script(args, suite, cases, kmod, out):
     lines = ["set -euo pipefail", "cd %s" % ROOT]
     for name, rtt, pre, post, seed in cases:
         lines.append(
-            "bash testbed/incast/run.sh --cc %s --out %s/%s --rate-mbit %d "
+            "bash testbed/incast/run.sh --cc %s --out %s/%s --rate-mbps %d "
             "--rtt-us %d --tau-us %d --pre-us %d --post-us %d --seed %d "
             "--no-headroom --kmod-dir %s"
-            % (cc, out, name, suite["rate_mbit"], rtt, rtt, pre, post, seed,
+            % (cc, out, name, suite["rate_mbps"], rtt, rtt, pre, post, seed,
                kmod))
     arr = arrivals(args, suite)
     if "fairness" in arr:
         f = arr["fairness"]
         lines.append(
-            "bash testbed/fairness/run.sh --cc %s --out %s/fairness --rate-mbit "
+            "bash testbed/fairness/run.sh --cc %s --out %s/fairness --rate-mbps "
             "%d --rtt-us %d --tau-us %d --phase-rtts %d --seed %d "
             "--no-headroom --kmod-dir %s"
-            % (cc, out, suite["rate_mbit"], f["rtt_us"], f["rtt_us"],
+            % (cc, out, suite["rate_mbps"], f["rtt_us"], f["rtt_us"],
                f["phase_rtts"], f["seed"], kmod))
     if "websearch" in arr:
         w = arr["websearch"]

@@ -123,8 +123,8 @@ def main():
         p, g, s = a["p"], a["g"], a["s"]
         ph, nph, nfl = p["phase_us"], p["phases"], p["flows"]
         mtu = p["mtu"]
-        cap = p["rate_mbit"] * (mtu - 52) / (mtu + 14)
-        ymax = max(ymax, p["rate_mbit"])
+        cap = p["rate_mbps"] * (mtu - 52) / (mtu + 14)
+        ymax = max(ymax, p["rate_mbps"])
         for fid in range(nfl):
             c = colors[fid % len(colors)]
             if not args.no_raw and args.smooth > 1:

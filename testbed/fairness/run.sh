@@ -26,7 +26,7 @@ TB_PROG=fairness
 # shellcheck source=testbed/lib/topology.sh
 . "$ROOT/testbed/lib/topology.sh"
 
-RATE_MBIT=100 FLOWS=4 PHASE_RTTS=400 INTERVAL_US='' TAIL_US='' SETTLE_US=''
+RATE_MBPS=100 FLOWS=4 PHASE_RTTS=400 INTERVAL_US='' TAIL_US='' SETTLE_US=''
 LOWAT=''
 PAPER_PHASE_RTTS=21552	# 100 ms / 4.64 us
 
@@ -93,7 +93,7 @@ flows() { # phase_us [stop_us]
 }
 
 topology() {
-	TB_RATE_MBIT=$RATE_MBIT TB_RTT_US=$RTT_US TB_BUFFER_BYTES=$BUFFER_BYTES \
+	TB_RATE_MBPS=$RATE_MBPS TB_RTT_US=$RTT_US TB_BUFFER_BYTES=$BUFFER_BYTES \
 	TB_MTU=$MTU TB_CC=$CC TB_ECN_K_BYTES=$(tb_ecn_k "$CC" "$ECN_K_BYTES") \
 		tb_star "$FLOWS"
 }
@@ -103,7 +103,7 @@ lowat=()
 
 tb_prelude tcpflows
 rm -rf "$OUT"/*.csv "$OUT"/*.json "$OUT"/trace.txt "$OUT/headroom"
-echo "# fairness: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
+echo "# fairness: $CC, R=${RATE_MBPS} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
 	"buffer=${BUFFER_BYTES} B, BDP=${BDP_BYTES} B, $FLOWS flows," \
 	"$PHASES phases of ${PHASE_RTTS} RTTs (${PHASE_US} us), end ${END_US} us," \
 	"goodput every ${INTERVAL_US} us"
@@ -116,7 +116,7 @@ if [ "$HEADROOM" = 1 ]; then
 fi
 hd=$((300 * RTT_US))
 # shellcheck disable=SC2046
-tb_headroom "$HEADROOM" "$RATE_MBIT" "$hd" "$WORK/headroom" "$OUT/headroom.json" \
+tb_headroom "$HEADROOM" "$RATE_MBPS" "$hd" "$WORK/headroom" "$OUT/headroom.json" \
 	--seed "$SEED" "${lowat[@]}" $(flows 0 "$hd")
 
 topology

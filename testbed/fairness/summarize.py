@@ -66,7 +66,7 @@ def analyze(run):
         "--goodput", os.path.join(run, "goodput.csv"),
         "--flows", os.path.join(run, "flows.csv"),
         "--algorithm", p["algorithm"],
-        "--link-mbps", str(p["rate_mbit"]),
+        "--link-mbps", str(p["rate_mbps"]),
         "--goodput-ratio", "%.6f" % ((p["mtu"] - 52) / (p["mtu"] + 14)),
         "--phase-us", str(p["phase_us"]),
         "--phases", str(p["phases"]),

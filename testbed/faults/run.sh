@@ -35,7 +35,7 @@ ALL_CASES=(base loss0.1 loss1 loss5 reorder duplicate corrupt linkdown1s
 	conns10000 applimited rwndlimited rtt260us rtt50ms rtt500ms tau_low
 	tau_high rate_high rate_low ccswitch paramwrites rmmod)
 SMOKE_CASES=(loss1 ccswitch paramwrites rmmod)
-RATE_MBIT=100 DURATION_US=1500000 CASES_ARG=''
+RATE_MBPS=100 DURATION_US=1500000 CASES_ARG=''
 TB_NO_OPTS='--no-sample --trace --start-jitter-us --ecn-k-bytes'
 
 usage() {
@@ -197,7 +197,7 @@ act_rmmod() {
 case_defaults() {
 	C_HOSTS=2 C_FLOWS=2 C_BYTES=0 C_STOP_US=$DURATION_US C_DRAIN_US=2000000
 	C_RTT_US=$RTT_US C_MTU=$MTU C_BUF=$BUFFER_BYTES C_K=0 C_V6=0
-	C_TAU_US=$TAU_US C_LINE_MBPS=$RATE_MBIT C_NETEM='' C_ACTION=''
+	C_TAU_US=$TAU_US C_LINE_MBPS=$RATE_MBPS C_NETEM='' C_ACTION=''
 	C_BOUND_US=1000000 C_TF=() C_SPACING_US=1000 C_CC0='' C_NOTE=''
 }
 
@@ -240,7 +240,7 @@ case_set() {
 	conns10000) C_HOSTS=2 C_FLOWS=10000 C_BYTES=2000 C_SPACING_US=1000
 		C_STOP_US=0 C_TF=(--chunk 16384) C_DRAIN_US=5000000
 		C_NOTE="10000 connections of 2000 B, one every 1000 us" ;;
-	applimited) C_TF=(--app-rate-mbit 20) C_NOTE="each flow writes 20 Mbit/s" ;;
+	applimited) C_TF=(--app-rate-mbps 20) C_NOTE="each flow writes 20 Mbit/s" ;;
 	rwndlimited) C_TF=(--rcvbuf 16384) C_NOTE="receiver SO_RCVBUF 16 KB" ;;
 	rtt260us) C_RTT_US=260 C_TAU_US=260 ;;
 	rtt50ms) C_RTT_US=50000 C_TAU_US=50000 C_STOP_US=$((DURATION_US * 2)) ;;
@@ -248,8 +248,8 @@ case_set() {
 		C_DRAIN_US=6000000 C_BOUND_US=5000000 ;;
 	tau_low) C_TAU_US=$((RTT_US / 100)) C_NOTE="tau = RTT/100" ;;
 	tau_high) C_TAU_US=$((RTT_US * 100)) C_NOTE="tau = 100 x RTT" ;;
-	rate_high) C_LINE_MBPS=$((RATE_MBIT * 10)) C_NOTE="line_rate_mbps 10x the link" ;;
-	rate_low) C_LINE_MBPS=$((RATE_MBIT / 10)) C_NOTE="line_rate_mbps the link / 10" ;;
+	rate_high) C_LINE_MBPS=$((RATE_MBPS * 10)) C_NOTE="line_rate_mbps 10x the link" ;;
+	rate_low) C_LINE_MBPS=$((RATE_MBPS / 10)) C_NOTE="line_rate_mbps the link / 10" ;;
 	ccswitch) C_CC0=cubic
 		C_TF=(--cc-switch "$((DURATION_US / 3)),$CC"
 		      --cc-switch "$((DURATION_US * 2 / 3)),cubic")
@@ -264,7 +264,7 @@ case_set() {
 # corruption; IPv6 addresses for the ipv6 case.
 case_topology() {
 	local i
-	TB_RATE_MBIT=$RATE_MBIT TB_RTT_US=$C_RTT_US TB_BUFFER_BYTES=$C_BUF \
+	TB_RATE_MBPS=$RATE_MBPS TB_RTT_US=$C_RTT_US TB_BUFFER_BYTES=$C_BUF \
 	TB_MTU=$C_MTU TB_CC=$CC TB_ECN_K_BYTES=$C_K tb_star "$C_HOSTS"
 	if [ -n "$C_NETEM" ]; then
 		for i in $(seq 1 "$C_HOSTS"); do
@@ -409,7 +409,7 @@ else
 	fi
 fi
 
-echo "# faults: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
+echo "# faults: $CC, R=${RATE_MBPS} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
 	"${#CASES[@]} cases, ${DURATION_US} us of traffic each"
 tap_plan "${#CASES[@]}"
 for c in "${CASES[@]}"; do
@@ -422,7 +422,7 @@ for c in "${CASES[@]}"; do
 	if [ "${line%% *}" = ok ]; then ok "${line#* }"; else not_ok "${line#* }"; fi
 done
 set_param base_rtt_us "$TAU_US"
-set_param line_rate_mbps "$RATE_MBIT"
+set_param line_rate_mbps "$RATE_MBPS"
 
 tb_param cases "$(IFS=,; echo "${CASES[*]}")" duration_us "$DURATION_US"
 tb_write_params "$OUT/params.json"

@@ -21,7 +21,7 @@ TB_PROG=incast
 # shellcheck source=testbed/lib/topology.sh
 . "$ROOT/testbed/lib/topology.sh"
 
-RATE_MBIT=100 SENDERS=10 PRE_US='' POST_US='' SAMPLE_US='' BACKEND=netns
+RATE_MBPS=100 SENDERS=10 PRE_US='' POST_US='' SAMPLE_US='' BACKEND=netns
 
 usage() {
 	cat <<USAGE
@@ -81,14 +81,14 @@ flows() { # start_of_incast end
 }
 
 topology() {
-	TB_RATE_MBIT=$RATE_MBIT TB_RTT_US=$RTT_US TB_BUFFER_BYTES=$BUFFER_BYTES \
+	TB_RATE_MBPS=$RATE_MBPS TB_RTT_US=$RTT_US TB_BUFFER_BYTES=$BUFFER_BYTES \
 	TB_MTU=$MTU TB_CC=$CC TB_ECN_K_BYTES=$(tb_ecn_k "$CC" "$ECN_K_BYTES") \
 		"$STAR" $((SENDERS + 1))
 }
 
 tb_prelude tcpflows
 rm -rf "$OUT"/*.csv "$OUT"/*.json "$OUT"/trace.txt "$OUT/headroom"
-echo "# incast: $CC, R=${RATE_MBIT} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
+echo "# incast: $CC, R=${RATE_MBPS} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us," \
 	"buffer=${BUFFER_BYTES} B, BDP=${BDP_BYTES} B, 1+${SENDERS} flows," \
 	"$BACKEND backend, incast at ${PRE_US} us, end ${END_US} us, sampling ${SAMPLE_US} us"
 
@@ -100,7 +100,7 @@ if [ "$HEADROOM" = 1 ]; then
 fi
 hd=$((300 * RTT_US))
 # shellcheck disable=SC2046
-tb_headroom "$HEADROOM" "$RATE_MBIT" "$hd" "$WORK/headroom" "$OUT/headroom.json" \
+tb_headroom "$HEADROOM" "$RATE_MBPS" "$hd" "$WORK/headroom" "$OUT/headroom.json" \
 	--seed "$SEED" $(flows 0 "$hd")
 
 topology

@@ -43,7 +43,7 @@ def analyze(run):
         "--goodput", os.path.join(run, "goodput.csv"),
         "--flows", os.path.join(run, "flows.csv"),
         "--algorithm", p["algorithm"],
-        "--link-mbps", str(p["rate_mbit"]),
+        "--link-mbps", str(p["rate_mbps"]),
         "--incast-us", str(p["pre_us"]),
         "--end-us", str(p["end_us"]),
         "--bdp-bytes", str(p["bdp_bytes"])])

@@ -7,7 +7,7 @@
 # module loading, cleanup on any exit, tracing, and the one params.json
 # writer. testbed/run.sh sources it for the spec parser and the registry.
 #
-# An experiment sets its own defaults (RATE_MBIT at least), defines usage()
+# An experiment sets its own defaults (RATE_MBPS at least), defines usage()
 # (calling tb_usage_common) and a handler for its own options, then calls
 #   tb_parse_args HANDLER "$@"   the options; HANDLER ARGS... consumes its
 #                                own (TB_SHIFT=1 or 2) or returns 1
@@ -79,11 +79,11 @@ tb_ecn_k() {
 # Mbit/s, time stretches by 25000/R: the same flows, the same BDP in bytes
 # and packets, the same buffer in BDPs, the same timeline in base RTTs
 # (docs/TESTBED.md).
-tb_scaled_rtt_us() { # rate_mbit
+tb_scaled_rtt_us() { # rate_mbps
 	echo $((464 * 25000 / $1 / 100))
 }
 
-tb_time_scale() { # rate_mbit
+tb_time_scale() { # rate_mbps
 	echo $((25000 / $1))
 }
 
@@ -184,7 +184,7 @@ tb_load_error() {
 
 # tb_load_cc: make TB_CC (tb_cc_parse) available with its parameters, from
 #   - TB_CC_KO if given: insmod it (its parameters, and base_rtt_us and
-#     line_rate_mbps = TAU_US and RATE_MBIT if it has those and they are not
+#     line_rate_mbps = TAU_US and RATE_MBPS if it has those and they are not
 #     given); if its module is loaded already, write the parameters instead;
 #   - the kmod directory for the registry's kmod algorithms (our modules),
 #     the same way;
@@ -213,7 +213,7 @@ tb_load_cc() {
 		[ -n "$mod" ] || mod=$(basename "$ko" .ko | tr - _)
 		tb_params_known "$ko"
 		# The testbed's tau and rate, unless given.
-		for n in base_rtt_us="$TAU_US" line_rate_mbps="$RATE_MBIT"; do
+		for n in base_rtt_us="$TAU_US" line_rate_mbps="$RATE_MBPS"; do
 			[[ $TB_HAVE_PARAMS == *" ${n%%=*} "* ]] || continue
 			[[ " ${TB_CC_PARAMS[*]} " == *" ${n%%=*}="* ]] || args+=("$n")
 		done
@@ -277,7 +277,7 @@ tb_load_bpf() {
 	[ -x "$bin" ] || tb_die "--bpf: no loader $bin (make bpf)"
 	[ ! -d "/sys/module/tcp_$TB_CC" ] || tb_die "--bpf: the module" \
 		"tcp_$TB_CC is loaded and registers $TB_CC: rmmod tcp_$TB_CC first"
-	for n in base_rtt_us="$TAU_US" line_rate_mbps="$RATE_MBIT"; do
+	for n in base_rtt_us="$TAU_US" line_rate_mbps="$RATE_MBPS"; do
 		[[ " ${TB_CC_PARAMS[*]} " == *" ${n%%=*}="* ]] || args+=("$n")
 	done
 	args+=("${TB_CC_PARAMS[@]}")
@@ -305,10 +305,10 @@ SEED=1 ECN_K_BYTES=30000 SAMPLE=1 HEADROOM=1 KMOD_DIR='' TRACE=0 JITTER_US=
 TB_BPF=0 DELAYED_ACKS=0
 TB_NO_OPTS=''	# common options an experiment does not take
 
-# tb_usage_common: the help of the common options. Uses RATE_MBIT (the
+# tb_usage_common: the help of the common options. Uses RATE_MBPS (the
 # experiment's default rate) and TB_TAU_HELP (its default tau).
 tb_usage_common() {
-	local r=${RATE_MBIT:-100}
+	local r=${RATE_MBPS:-100}
 	cat <<USAGE
   --cc SPEC           the congestion control (required): NAME from
                       testbed/algorithms.tsv or any the kernel has,
@@ -317,7 +317,7 @@ tb_usage_common() {
                       for module parameters (NAME=:P=V for NAME's own
                       module, e.g. theta_powertcp=:gamma=800)
   --out DIR           where the raw data go (required)
-  --rate-mbit R       bottleneck rate (default $r)
+  --rate-mbps R       bottleneck rate (default $r)
   --rtt-us T          base RTT (default 4.64 us x 25000/R: $(tb_scaled_rtt_us "$r") at $r)
   --tau-us T          tau, base_rtt_us of modules that have it (default:
                       ${TB_TAU_HELP:-the base RTT})
@@ -368,7 +368,7 @@ tb_parse_args() {
 		case $1 in
 		--cc) tb_val "$1" "${2:-}"; CC_SPEC=$2; shift ;;
 		--out) tb_val "$1" "${2:-}"; OUT=$2; shift ;;
-		--rate-mbit) tb_num "$1" "${2:-}"; RATE_MBIT=$2; shift ;;
+		--rate-mbps) tb_num "$1" "${2:-}"; RATE_MBPS=$2; shift ;;
 		--rtt-us) tb_num "$1" "${2:-}"; RTT_US=$2; shift ;;
 		--tau-us) tb_num "$1" "${2:-}"; TAU_US=$2; shift ;;
 		--buffer-bytes) tb_num "$1" "${2:-}"; BUFFER_BYTES=$2; shift ;;
@@ -415,10 +415,10 @@ tb_setup() {
 	tb_cc_parse "$CC_SPEC"
 	CC=$TB_CC
 	[ "$(id -u)" = 0 ] || tb_die "must run as root (namespaces, modules)"
-	RTT_US=${RTT_US:-$(tb_scaled_rtt_us "$RATE_MBIT")}
-	BDP_BYTES=$((RATE_MBIT * RTT_US / 8))
-	JITTER_US=${JITTER_US:-$((MTU * 8 / RATE_MBIT))}
-	TIME_SCALE=$(tb_time_scale "$RATE_MBIT")
+	RTT_US=${RTT_US:-$(tb_scaled_rtt_us "$RATE_MBPS")}
+	BDP_BYTES=$((RATE_MBPS * RTT_US / 8))
+	JITTER_US=${JITTER_US:-$((MTU * 8 / RATE_MBPS))}
+	TIME_SCALE=$(tb_time_scale "$RATE_MBPS")
 	KMOD_DIR=${KMOD_DIR:-$TB_ROOT/build/kmod-$(uname -r)/kmod}
 	# shellcheck disable=SC2034 # for the experiments
 	TB_TOOLS=$TB_ROOT/userspace-tools/bin
@@ -580,7 +580,7 @@ tb_param_json() {
 tb_write_params() {
 	local all=("${TB_PARAMS[@]}")
 	TB_PARAMS=()
-	tb_param rate_mbit "$RATE_MBIT" rtt_us "$RTT_US" tau_us "$TAU_US" \
+	tb_param rate_mbps "$RATE_MBPS" rtt_us "$RTT_US" tau_us "$TAU_US" \
 		buffer_bytes "$BUFFER_BYTES" bdp_bytes "$BDP_BYTES" mtu "$MTU" \
 		seed "$SEED" start_jitter_us "$JITTER_US" ecn_k_bytes "$(tb_ecn_k "$CC" "$ECN_K_BYTES")" \
 		qdisc "$([ "$(tb_ecn_k "$CC" 1)" = 0 ] && echo fifo || echo ecn)" \

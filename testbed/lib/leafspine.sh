@@ -53,12 +53,12 @@ ls_leaf_ns() { tb_ns "l$1"; }
 ls_host_addr() { echo "10.$((($1 - 1) / $2 + 1)).$((($1 - 1) % $2 + 1)).2"; }
 
 # One-way propagation delay per link, us: (RTT - MTU at R) / 4.
-ls_prop_us() { # rtt_us rate_mbit mtu
+ls_prop_us() { # rtt_us rate_mbps mtu
 	echo $((($1 - $3 * 8 / $2) / 4))
 }
 
-# ls_port NS DEV DELAY_US RATE_MBIT BUF K MTU: netem -> tbf -> [red].
-# RATE_MBIT 0: netem only (no rate limit, for the CPU headroom check).
+# ls_port NS DEV DELAY_US RATE_MBPS BUF K MTU: netem -> tbf -> [red].
+# RATE_MBPS 0: netem only (no rate limit, for the CPU headroom check).
 ls_port() {
 	local ns=$1 dev=$2 d=$3 rate=$4 buf=$5 k=$6 mtu=$7
 	tc -n "$ns" qdisc add dev "$dev" root handle 1: netem delay "${d}us" \
@@ -75,13 +75,13 @@ ls_port() {
 }
 
 # tb_leafspine — uses TB_LEAVES (2), TB_HPL (hosts per leaf, 4),
-# TB_RATE_MBIT, TB_UPLINK_MBIT (default R), TB_RTT_US (in-rack base RTT),
+# TB_RATE_MBPS, TB_UPLINK_MBPS (default R), TB_RTT_US (in-rack base RTT),
 # TB_BUFFER_BYTES, TB_MTU, TB_ECN_K_BYTES, TB_CC, TB_UNLIMITED (1: no token
 # buckets anywhere, delays only).
 tb_leafspine() {
 	local leaves=${TB_LEAVES:-2} hpl=${TB_HPL:-4}
-	local rate=${TB_RATE_MBIT:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
-	local up=${TB_UPLINK_MBIT:-$rate} mtu=${TB_MTU:-1500}
+	local rate=${TB_RATE_MBPS:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
+	local up=${TB_UPLINK_MBPS:-$rate} mtu=${TB_MTU:-1500}
 	local k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic} unl=${TB_UNLIMITED:-0}
 	local p l i h ns leaf r_host r_up
 

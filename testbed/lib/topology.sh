@@ -12,7 +12,7 @@
 # tb_ns)
 #
 # The bottleneck is the switch's egress port towards the receiver: a token
-# bucket at TB_RATE_MBIT draining a FIFO of TB_BUFFER_BYTES (tail drop), or,
+# bucket at TB_RATE_MBPS draining a FIFO of TB_BUFFER_BYTES (tail drop), or,
 # with TB_ECN_K_BYTES > 0, a RED queue that marks ECN at that instantaneous
 # threshold (DCTCP's K; lib/common.sh's tb_ecn_k gives a K only to the
 # algorithms whose queue in testbed/algorithms.tsv is ecn). The base RTT,
@@ -44,7 +44,7 @@ tb_hosts() {
 	for i in $(seq 1 "$1"); do tb_host "$i"; done
 }
 
-# tb_headroom CHECK RATE_MBIT DURATION_US WORKDIR JSON TCPFLOWS_ARGS...
+# tb_headroom CHECK RATE_MBPS DURATION_US WORKDIR JSON TCPFLOWS_ARGS...
 # The CPU headroom check, on a topology whose rate limit is gone
 # (tb_unlimit): the same flows must move at least twice R, or what we would
 # measure is the VM's CPU, not the switch. Writes JSON; CHECK=0 records a
@@ -122,7 +122,7 @@ tb_host_nic() {
 		tb_die "cannot set gso_max_segs on $1"
 }
 
-# tb_star N_HOSTS — uses TB_RATE_MBIT, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
+# tb_star N_HOSTS — uses TB_RATE_MBPS, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
 # TB_ECN_K_BYTES, TB_CC (default congestion control of every namespace).
 tb_star() {
 	local n=$1 i ns mtu=${TB_MTU:-1500} cc=${TB_CC:-cubic}
@@ -154,7 +154,7 @@ tb_star() {
 # base RTT's delay line and the bottleneck. Uses the variables of tb_star.
 tb_star_shape() {
 	local n=$1 ns burst ser
-	local rate=${TB_RATE_MBIT:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
+	local rate=${TB_RATE_MBPS:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
 	local mtu=${TB_MTU:-1500} k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic}
 
 	for ns in "$TB_RCV" $(tb_hosts "$n"); do

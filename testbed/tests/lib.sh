@@ -77,7 +77,7 @@ import json, sys
 path, exp, alg = sys.argv[1:]
 p = json.load(open(path))
 need = ["experiment", "algorithm", "algorithm_spec", "kernel", "module",
-        "rate_mbit", "rtt_us", "tau_us", "buffer_bytes", "bdp_bytes", "mtu",
+        "rate_mbps", "rtt_us", "tau_us", "buffer_bytes", "bdp_bytes", "mtu",
         "seed", "ecn_k_bytes", "qdisc", "time_scale", "headroom_check",
         "trace", "delayed_acks"]
 errs = ["no %s" % k for k in need if k not in p]

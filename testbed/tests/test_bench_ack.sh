@@ -92,7 +92,7 @@ for r in rows:
     # none; at least 1 MB, no more than the token bucket passes in 2 s
     t, b, n = int(r["window_ns"]), int(r["busy_ns"]), int(r["rx_bytes"])
     if (not 0.9e9 < t < 1.5e9 or not 0 < b <= t or
-            not 10 ** 6 < n < int(r["rate_mbit"]) * 2.5e5):
+            not 10 ** 6 < n < int(r["rate_mbps"]) * 2.5e5):
         sys.exit("row %s" % r)
 print(", ".join("%s %.0f Mbit/s, %.0f instructions per KB" % (
     r["algorithm"], float(r["mbps"]),

@@ -57,7 +57,7 @@ p = json.load(open(d + "/params.json"))
 g = [tuple(map(int, (r["time_us"], r["flow_id"], r["bytes_total"])))
      for r in csv.DictReader(open(d + "/goodput.csv"))]
 maxq = max(int(r["backlog_bytes"]) for r in csv.DictReader(open(d + "/qdisc.csv")))
-rate = p["rate_mbit"]  # bytes * 8 / rate = us
+rate = p["rate_mbps"]  # bytes * 8 / rate = us
 allow = (maxq * 8 + p["notsent_lowat"] * 8 * 4) // rate + 50000
 end = p["end_us"] + p["tail_us"]
 status = {int(r["id"]): r["status"] for r in csv.DictReader(open(d + "/flows.csv"))}
@@ -155,7 +155,7 @@ for ph in s["phases"]:
             k, jain(means), jain(ph["flow_rates_mbps"]), ph["jain_index"]))
     if abs(thr - ph["throughput_mbps"]) > 0.002 + 1e-4 * thr:
         errs.append("phase %d: throughput %.3f vs %.3f" % (k, thr, ph["throughput_mbps"]))
-    if not 0 < ph["throughput_mbps"] <= 1.02 * p["rate_mbit"]:
+    if not 0 < ph["throughput_mbps"] <= 1.02 * p["rate_mbps"]:
         errs.append("phase %d: throughput %.3f outside (0, link]" % (k, ph["throughput_mbps"]))
     sd = sum(ph["flow_stddev_mbps"]) / len(act)
     if abs(sd - ph["rate_stddev_mbps"]) > 0.002:

@@ -80,7 +80,7 @@ idle_bottleneck_silent() {
 	(
 		# shellcheck source=testbed/lib/topology.sh
 		. "$ROOT/testbed/lib/topology.sh"
-		TB_RATE_MBIT=100 TB_RTT_US=1160 TB_BUFFER_BYTES=4000000 \
+		TB_RATE_MBPS=100 TB_RTT_US=1160 TB_BUFFER_BYTES=4000000 \
 			TB_CC=cubic tb_star 2 || exit 1
 		sleep 2
 		pkts=$(tc -s -n "$TB_SW" qdisc show dev "$TB_BOTTLENECK_DEV" |
@@ -126,6 +126,6 @@ check "summary.json: every algorithm has the spread of each figure" \
 	n_seeds avg_throughput_mbps avg_queue_bytes p99_queue_bytes \
 	peak_queue_bytes drain_time_us combined_score
 check "a bad argument exits 2 with a one-line reason" bad_arg \
-	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --rate-mbit abc
+	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --rate-mbps abc
 
 tap_done

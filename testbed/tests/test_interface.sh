@@ -95,7 +95,7 @@ par = m["params"]
 errs = []
 if par.get("gamma") != 800 or m["params_set"] != {"gamma": 800}:
     errs.append("gamma %r, set %r" % (par.get("gamma"), m["params_set"]))
-if par.get("base_rtt_us") != p["tau_us"] or par.get("line_rate_mbps") != p["rate_mbit"]:
+if par.get("base_rtt_us") != p["tau_us"] or par.get("line_rate_mbps") != p["rate_mbps"]:
     errs.append("base_rtt_us %r line_rate_mbps %r" % (par.get("base_rtt_us"),
                                                      par.get("line_rate_mbps")))
 if m["name"] != "tcp_theta_powertcp" or not m["file"].endswith("/tcp_theta_powertcp.ko"):
@@ -127,7 +127,7 @@ still() { # module param value
 # DELAYED_ACKS (--delayed-acks) has quickack (WANT 1) or not (WANT 0).
 rcv_route() {
 	bash -c '. "$1/testbed/lib/topology.sh"; DELAYED_ACKS=$2
-		TB_RATE_MBIT=100 TB_RTT_US=1160 TB_BUFFER_BYTES=100000 tb_star 1
+		TB_RATE_MBPS=100 TB_RTT_US=1160 TB_BUFFER_BYTES=100000 tb_star 1
 		ip -n "$TB_RCV" route show default; rc=$?; tb_destroy; exit $rc' \
 		_ "$ROOT" "$1" > "$OUT/route-$1.txt" || return 1
 	cat "$OUT/route-$1.txt"
@@ -218,7 +218,7 @@ if p["module"] is not None:
     errs.append("module %r" % p["module"])
 if not b.get("loader", "").endswith("/powertcp-bpf") or len(b.get("sha256", "")) != 64:
     errs.append("loader %r" % b.get("loader"))
-if par.get("base_rtt_us") != p["tau_us"] or par.get("line_rate_mbps") != p["rate_mbit"]:
+if par.get("base_rtt_us") != p["tau_us"] or par.get("line_rate_mbps") != p["rate_mbps"]:
     errs.append("tau/rate %r %r" % (par.get("base_rtt_us"), par.get("line_rate_mbps")))
 if par.get("gamma") != 800 or b.get("params_set") != {"gamma": 800}:
     errs.append("gamma %r, set %r" % (par.get("gamma"), b.get("params_set")))

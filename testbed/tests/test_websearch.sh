@@ -112,7 +112,7 @@ for r in csv.DictReader(open(d + "/flows.csv")):
     prop = p["prop_rtt_cross_us" if m["src_leaf"] != m["dst_leaf"]
              else "prop_rtt_rack_us"]
     n = -(-(size + 8) // mss)
-    ideal = 1.5 * prop + max(0, size + 8 + 66 * n - 2 * p["mtu"]) * 8 / p["rate_mbit"]
+    ideal = 1.5 * prop + max(0, size + 8 + 66 * n - 2 * p["mtu"]) * 8 / p["rate_mbps"]
     sd.append((size, (int(r["completion_us"]) - int(r["start_us"])) / ideal))
 def rank(v, q):
     v = sorted(v)

@@ -25,7 +25,7 @@ TB_PROG=websearch
 # shellcheck source=testbed/lib/leafspine.sh
 . "$ROOT/testbed/lib/leafspine.sh"
 
-LOADS=20,50,80 FLOWS=300 RATE_MBIT=25 UPLINK_MBIT='' LEAVES=2 HPL=4
+LOADS=20,50,80 FLOWS=300 RATE_MBPS=25 UPLINK_MBPS='' LEAVES=2 HPL=4
 PAIRS=any DRAIN_US='' LONE=0 CDF=$ROOT/testbed/websearch/cdf.txt
 TB_NO_OPTS=--no-sample
 TB_TAU_HELP="the largest base RTT, cross-leaf: a flow whose RTT
@@ -47,7 +47,7 @@ usage: testbed/websearch/run.sh --cc SPEC --out DIR [options]
                       means something only with >= 1000 flows in it, so at
                       this default it is the bucket's maximum: see
                       p999_meaningful)
-  --uplink-mbit U     leaf-spine link rate (default R: 4:1 oversubscribed)
+  --uplink-mbps U     leaf-spine link rate (default R: 4:1 oversubscribed)
   --leaves K          leaves (default 2); --hosts-per-leaf H (default 4)
   --pairs any|cross   any host pair (default) or cross-leaf pairs only
   --drain-us T        run after the last arrival (default 5 x the largest
@@ -57,7 +57,7 @@ usage: testbed/websearch/run.sh --cc SPEC --out DIR [options]
                       flows of 1 kB, 10 kB, 100 kB, 1 MB and 10 MB, in-rack
                       (h1 -> h2) and cross-leaf (h1 -> first host of leaf 2),
                       one at a time on the empty fabric, into DIR/lone
-Common options (--rate-mbit is the host link rate, --rtt-us the in-rack
+Common options (--rate-mbps is the host link rate, --rtt-us the in-rack
 base RTT: cross-leaf it is 2 x its propagation + serialization, 9760 at 25,
 2440 at 100; --ecn-k-bytes applies at R ports, scaled by rate on others;
 --buffer-bytes is every switch port's FIFO; the queue is not sampled, each
@@ -86,7 +86,7 @@ opts() {
 			tb_die "$1: '${2:-}' is not a list of percentages"
 		LOADS=$2 ;;
 	--flows) tb_num "$1" "${2:-}"; FLOWS=$2 ;;
-	--uplink-mbit) tb_num "$1" "${2:-}"; UPLINK_MBIT=$2 ;;
+	--uplink-mbps) tb_num "$1" "${2:-}"; UPLINK_MBPS=$2 ;;
 	--leaves) tb_num "$1" "${2:-}"; LEAVES=$2 ;;
 	--hosts-per-leaf) tb_num "$1" "${2:-}"; HPL=$2 ;;
 	--pairs) [[ ${2:-} =~ ^(any|cross)$ ]] ||
@@ -110,18 +110,18 @@ done
 [ "$FLOWS" -le 100000 ] || tb_die "--flows: at most 100000"
 tb_setup
 
-UPLINK_MBIT=${UPLINK_MBIT:-$RATE_MBIT}
+UPLINK_MBPS=${UPLINK_MBPS:-$RATE_MBPS}
 HOSTS=$((LEAVES * HPL))
-PROP_US=$(ls_prop_us "$RTT_US" "$RATE_MBIT" "$MTU")
+PROP_US=$(ls_prop_us "$RTT_US" "$RATE_MBPS" "$MTU")
 [ "$PROP_US" -gt 0 ] || tb_die "--rtt-us: shorter than one MTU at R"
-RTT_CROSS_US=$(ls_rtt_cross "$RTT_US" "$RATE_MBIT" "$UPLINK_MBIT" "$MTU")
+RTT_CROSS_US=$(ls_rtt_cross "$RTT_US" "$RATE_MBPS" "$UPLINK_MBPS" "$MTU")
 TAU_US=${TAU_US:-$RTT_CROSS_US}
 MAXSIZE=$(awk '!/^#/ && NF == 2 { m = $1 } END { printf "%d", m }' "$CDF")
-DRAIN_US=${DRAIN_US:-$((5 * MAXSIZE * 8 / RATE_MBIT))}
+DRAIN_US=${DRAIN_US:-$((5 * MAXSIZE * 8 / RATE_MBPS))}
 
 topology() { # unlimited
-	TB_LEAVES=$LEAVES TB_HPL=$HPL TB_RATE_MBIT=$RATE_MBIT \
-	TB_UPLINK_MBIT=$UPLINK_MBIT TB_RTT_US=$RTT_US \
+	TB_LEAVES=$LEAVES TB_HPL=$HPL TB_RATE_MBPS=$RATE_MBPS \
+	TB_UPLINK_MBPS=$UPLINK_MBPS TB_RTT_US=$RTT_US \
 	TB_BUFFER_BYTES=$BUFFER_BYTES TB_MTU=$MTU TB_CC=$CC TB_UNLIMITED=$1 \
 	TB_ECN_K_BYTES=$(tb_ecn_k "$CC" "$ECN_K_BYTES") \
 		tb_leafspine
@@ -140,7 +140,7 @@ json_get() { # file key: an integer
 
 # Lone flows: each starts 3 ideal FCTs + 50 RTTs after the previous one.
 lone_flows() { # dir
-	awk -v r="$RATE_MBIT" -v rtt="$RTT_CROSS_US" -v hpl="$HPL" -v h1="$(tb_host 1)" \
+	awk -v r="$RATE_MBPS" -v rtt="$RTT_CROSS_US" -v hpl="$HPL" -v h1="$(tb_host 1)" \
 	    -v mss=$((MTU - 52)) -v m="$1/manifest.csv" '
 	BEGIN {
 		print "id,src,dst,src_leaf,dst_leaf,start_us,bytes" > m
@@ -189,11 +189,11 @@ run_one() { # name load_or_0 -> OUT/name
 	rm -rf "${OUT:?}/$name"
 	if [ "$load" = 0 ]; then
 		lone_flows "$w"
-		drain=$((2 * 10000000 * 8 / RATE_MBIT + 50 * RTT_CROSS_US))
+		drain=$((2 * 10000000 * 8 / RATE_MBPS + 50 * RTT_CROSS_US))
 	else
 		"$TB_TOOLS/websearch-gen" --cdf "$CDF" --load "$load" \
 			--hosts "$HOSTS" --leaves "$LEAVES" \
-			--link-mbps "$RATE_MBIT" --uplink-mbps "$UPLINK_MBIT" \
+			--link-mbps "$RATE_MBPS" --uplink-mbps "$UPLINK_MBPS" \
 			--flows "$FLOWS" --seed "$SEED" --pairs "$PAIRS" \
 			--prefix "$(tb_ns h)" \
 			--start-us 100000 --flow-file "$w/flowfile.txt" \
@@ -231,7 +231,7 @@ JSON
 	done > "$w/qdisc_stats.txt"
 	tb_param load_pct "$load" flows $(($(wc -l < "$w/manifest.csv") - 1)) \
 		leaves "$LEAVES" hosts_per_leaf "$HPL" spines 1 pairs "$PAIRS" \
-		uplink_mbit "$UPLINK_MBIT" rtt_rack_us "$RTT_US" \
+		uplink_mbps "$UPLINK_MBPS" rtt_rack_us "$RTT_US" \
 		rtt_cross_us "$RTT_CROSS_US" prop_us "$PROP_US" \
 		prop_rtt_rack_us $((4 * PROP_US)) \
 		prop_rtt_cross_us $((8 * PROP_US)) \
@@ -248,8 +248,8 @@ JSON
 }
 
 tb_prelude tcpflows websearch-gen
-echo "# websearch: $CC, ${LEAVES}x${HPL} hosts, R=${RATE_MBIT}" \
-	"U=${UPLINK_MBIT} Mbit/s, RTT ${RTT_US}/${RTT_CROSS_US} us," \
+echo "# websearch: $CC, ${LEAVES}x${HPL} hosts, R=${RATE_MBPS}" \
+	"U=${UPLINK_MBPS} Mbit/s, RTT ${RTT_US}/${RTT_CROSS_US} us," \
 	"tau=${TAU_US} us, buffer=${BUFFER_BYTES} B, $FLOWS flows a load"
 HEADROOM_MBPS=0
 if [ "$HEADROOM" = 1 ]; then

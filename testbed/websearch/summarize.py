@@ -42,7 +42,7 @@ def analyze(run):
                     "--manifest", os.path.join(run, "manifest.csv"),
                     "--algorithm", p["algorithm"],
                     "--load", str(p["load_pct"]),
-                    "--link-mbps", str(p["rate_mbit"]),
+                    "--link-mbps", str(p["rate_mbps"]),
                     "--prop-rtt-rack-us", str(p["prop_rtt_rack_us"]),
                     "--prop-rtt-cross-us", str(p["prop_rtt_cross_us"]),
                     "--mtu", str(p["mtu"]), "--json", out,

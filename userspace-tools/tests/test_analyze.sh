@@ -655,7 +655,7 @@ for s in 1 2 3; do
 	R=$S/incast/cubic/seed-$s
 	mkdir -p "$R"
 	cp "$D1"/*.csv "$R/"
-	printf '{"algorithm": "cubic", "rate_mbit": 100, "pre_us": 100000, "end_us": %d, "bdp_bytes": 25000, "seed": %d, "mtu": 1500, "rtt_us": 1000, "tau_us": 1000, "senders": 3}\n' \
+	printf '{"algorithm": "cubic", "rate_mbps": 100, "pre_us": 100000, "end_us": %d, "bdp_bytes": 25000, "seed": %d, "mtu": 1500, "rtt_us": 1000, "tau_us": 1000, "senders": 3}\n' \
 		$((s == 1 ? 200000 : s == 2 ? 120000 : 150000)) "$s" >"$R/params.json"
 	headroom "$R"
 done
@@ -691,7 +691,7 @@ for s in 1 2; do
 	R=$S/fairness/theta_powertcp/seed-$s
 	mkdir -p "$R"
 	cp "$D6"/*.csv "$R/"
-	printf '{"algorithm": "theta_powertcp", "rate_mbit": 100, "mtu": 1500, "phase_us": 100000, "phases": 3, "settle_us": 10000, "rtt_us": %d, "flows": 2, "phase_rtts": 100, "seed": %d}\n' \
+	printf '{"algorithm": "theta_powertcp", "rate_mbps": 100, "mtu": 1500, "phase_us": 100000, "phases": 3, "settle_us": 10000, "rtt_us": %d, "flows": 2, "phase_rtts": 100, "seed": %d}\n' \
 		$((s == 1 ? 1000 : 250)) "$s" >"$R/params.json"
 	headroom "$R"
 done

@@ -9,11 +9,11 @@
 # KTAP (scripts/tap.sh); exits 1 if any check fails.
 #
 #   h1 \
-#   h2 -- sw --[tbf RATE_MBIT]--> rcv   (netem 1 ms delay on rcv's egress)
+#   h2 -- sw --[tbf RATE_MBPS]--> rcv   (netem 1 ms delay on rcv's egress)
 #   h3 /
 #
 # Environment: BIN (default: ../bin, built with make if missing),
-# RATE_MBIT (default 100), DUR_US (default 4000000), SAMPLE_US (qdisc
+# RATE_MBPS (default 100), DUR_US (default 4000000), SAMPLE_US (qdisc
 # sampling interval, default 500), LATE_US (allowed flow start lateness,
 # default 2000; raise it for slow emulated CPUs), KEEP=1 keeps the output
 # directory.
@@ -25,7 +25,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=userspace-tools/tests/lib.sh
 . "$HERE/tests/lib.sh"
 BIN=${BIN:-$HERE/bin}
-RATE=${RATE_MBIT:-100}
+RATE=${RATE_MBPS:-100}
 DUR=${DUR_US:-4000000}
 P=tft$$				# namespace prefix, unique per run
 LIMIT=$((RATE * 2000))		# tbf queue limit, bytes: 16 ms

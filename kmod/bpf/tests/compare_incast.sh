@@ -44,7 +44,7 @@ analyze() { # run
 	mapfile -t args <<< "$(/usr/bin/python3 - "$1/params.json" <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
-for a in ("--algorithm", p["algorithm"], "--link-mbps", p["rate_mbit"],
+for a in ("--algorithm", p["algorithm"], "--link-mbps", p["rate_mbps"],
           "--incast-us", p["pre_us"], "--end-us", p["end_us"],
           "--bdp-bytes", p["bdp_bytes"]):
     print(a)

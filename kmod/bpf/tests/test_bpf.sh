@@ -20,7 +20,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 BIN=${1:-$ROOT/userspace-tools/bin/powertcp-bpf}
 MODDIR=${2:-}
-RATE_MBIT=50
+RATE_MBPS=50
 NS_S=ptb_snd$$
 NS_R=ptb_rcv$$
 ADDR_S=10.78.0.1
@@ -108,7 +108,7 @@ topology() { # cc
 	ip -n "$NS_S" link set veth_s up && ip -n "$NS_R" link set veth_r up &&
 	ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
 	ip -n "$NS_R" route replace 10.78.0.0/24 dev veth_r quickack 1 &&
-	tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBIT}mbit \
+	tc -n "$NS_S" qdisc add dev veth_s root tbf rate ${RATE_MBPS}mbit \
 		burst 15kb limit 300kb || return 1
 	if ! tc -n "$NS_R" qdisc add dev veth_r root netem delay 1ms 2>/dev/null; then
 		# e.g. a host kernel without sch_netem: τ stands in for the delay
@@ -264,7 +264,7 @@ print(int(r["end"]["sum_received"]["bits_per_second"]))'
 # their rate (a loaded host), of what cubic moves on the same link just
 # after. Twice, if the first try falls short.
 iperf_rate_ok() { # cc
-	local bps ref log='' min=$((RATE_MBIT * 1000000 * 90 / 100))
+	local bps ref log='' min=$((RATE_MBPS * 1000000 * 90 / 100))
 	for _ in 1 2; do
 		bps=$(iperf_bps "$1") || return 1
 		log="$log${log:+; }$((bps / 1000)) kbit/s"
@@ -273,7 +273,7 @@ iperf_rate_ok() { # cc
 		log="$log (cubic $((ref / 1000)) kbit/s)"
 		[ "$bps" -ge $((ref * 90 / 100)) ] && { echo "$log"; return 0; }
 	done
-	echo "$log: below 90% of ${RATE_MBIT} Mbit/s (and of cubic's rate)"
+	echo "$log: below 90% of ${RATE_MBPS} Mbit/s (and of cubic's rate)"
 	return 1
 }
 
@@ -442,10 +442,10 @@ for cc in theta_powertcp powertcp_evo; do
 		ops_id_save "$cc"
 	fi
 
-	check "$cc: topology with a ${RATE_MBIT} Mbit/s tbf" topology "$cc"
-	check "$cc: line_rate_mbps=$RATE_MBIT set" \
-		sh -c "'$BIN' set $cc line_rate_mbps=$RATE_MBIT &&
-		       [ \$('$BIN' get $cc line_rate_mbps) = $RATE_MBIT ]"
+	check "$cc: topology with a ${RATE_MBPS} Mbit/s tbf" topology "$cc"
+	check "$cc: line_rate_mbps=$RATE_MBPS set" \
+		sh -c "'$BIN' set $cc line_rate_mbps=$RATE_MBPS &&
+		       [ \$('$BIN' get $cc line_rate_mbps) = $RATE_MBPS ]"
 	check "$cc: setsockopt(TCP_CONGESTION) selects it" setsockopt_selects "$cc"
 	check "$cc: sysctl tcp_congestion_control=$cc (netns default) selects it" \
 		sysctl_selects "$cc"
