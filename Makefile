@@ -125,7 +125,9 @@ update-docs: ## docs/RESULTS.md, docs/img/ and the fault tables from results/
 	if [ -f results/faults/summary.json ]; then \
 		/usr/bin/python3 testbed/faults/summarize.py results/faults \
 			--doc docs/RELIABILITY.md > /dev/null && \
-		cp results/faults/faults.png docs/img/faults.png; fi
+		cp results/faults/faults.png docs/img/faults.png && \
+		cp results/faults/summary.csv results/faults/summary.json \
+			docs/faults/; fi
 	if [ -f results/faults-debug/summary.json ]; then \
 		/usr/bin/python3 testbed/faults/summarize.py results/faults-debug \
 			--doc docs/faults/DEBUG.md > /dev/null; fi

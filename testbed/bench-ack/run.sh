@@ -39,8 +39,7 @@
 # their whole law on every ACK, but with min_rate_ppm=1000000 its output is
 # floored at the line rate (25 Gbit/s): without a bottleneck the only queue
 # is the one the saturated CPU makes, and a law that answered it would be
-# measured instead of the CPU (before this floor: θ 2000, evo 1533 against
-# BBR's 2102 Mbit/s on 6.1, at 280 instructions per call against 314).
+# measured instead of the CPU.
 #
 # And, in the same repetitions, the CPU per byte at a fixed rate: the
 # same pair through a token bucket at FIXED_MBPS, the sender's veth as

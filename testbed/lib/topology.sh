@@ -96,7 +96,7 @@ tb_prepare() {
 # sends router solicitations and MLD reports after random delays (the
 # kernel's random numbers, new at every boot) for seconds after a link
 # comes up, some through the bottleneck: packets at a different time in
-# every run of the same seed (docs/TESTBED.md, Seeds).
+# every run of the same seed (docs/TESTBED.md, "Why QEMU with -icount").
 tb_ns_defaults() {
 	ip -n "$1" link set lo up
 	[ ! -d /proc/sys/net/ipv6 ] ||

@@ -13,7 +13,7 @@ is larger (default 15% or 1500 B, one packet). Prints one
 line per run compared, with the p99 queue of both for information (one
 tail sample of a short run: not compared); exits 1 if a run is outside,
 or none was compared.
-Why these tolerances: README.md, "Mininet".
+Why these tolerances: docs/TESTBED.md, "The Mininet backend".
 """
 import argparse
 import json

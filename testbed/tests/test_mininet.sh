@@ -5,7 +5,7 @@
 # test_incast.sh through Mininet (testbed/incast/run.sh --backend mininet) for
 # theta_powertcp and cubic must give the summary.json of the netns backend,
 # figures within the stated tolerance of the netns run with the same seed
-# (testbed/mininet/compare.py; README.md, "Mininet", says why), and the
+# (testbed/mininet/compare.py; docs/TESTBED.md, "The Mininet backend", says why), and the
 # custom-topology file must work from mn (pingall; routers, no switch, no
 # controller, no Open vSwitch).
 #
