@@ -7,6 +7,9 @@
 # analyzes (testbed/EXP/summarize.py) and plots (testbed/EXP/plot.py).
 # The make targets of the experiments, the fault matrix and the per-ACK
 # benchmark run this. See usage() below (testbed/run.sh --help).
+# Read whole before it runs, and it exits inside the block: editing it
+# cannot derail a run in flight.
+{
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -185,7 +188,7 @@ else
 fi
 # The benchmark's own options, checked by its own parser before any guest.
 if [ "$EXP" = bench-ack ]; then
-	bash testbed/bench-ack/run.sh --check-args "${EXTRA[@]}" > /dev/null ||
+	bash "$ROOT/testbed/bench-ack/run.sh" --check-args "${EXTRA[@]}" > /dev/null ||
 		exit 2
 fi
 [ "$(id -u)" = 0 ] || [ "$DRY" = 1 ] || bad "must run as root (packages, namespaces, QEMU)"
@@ -528,3 +531,6 @@ if [ -f "testbed/$EXP/plot.py" ]; then
 fi
 echo "results: $OUT/summary.json, $OUT/summary.csv, $(find "$OUT" -maxdepth 1 -name '*.png' | sort | tr '\n' ' ')"
 [ "$failed" = 0 ] || { echo "run: a case or a guest failed (see above)" >&2; exit 1; }
+# Never read on past the block: the file may have changed under the run.
+exit
+}
