@@ -21,6 +21,20 @@ shift 2
 	exit 1
 }
 mkdir -p "$OUT"
+# One build of OUT at a time (runs side by side share it), and none at all
+# when OUT holds the build of these very sources, tree and arguments: a
+# run's guests may be loading its modules.
+exec {lock}> "$OUT/.build.lock"
+flock "$lock"
+stamp=$( { echo "$KDIR $*"; cd "$ROOT" && find kmod Kbuild -type f \
+	! -name '*.o' ! -name '*.ko' -print0 | sort -z | xargs -0 sha256sum; } |
+	sha256sum)
+if [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$stamp" ] &&
+   [ -f "$OUT/kmod/tcp_theta_powertcp.ko" ] && [ -f "$OUT/build.log" ]; then
+	cat "$OUT/build.log"
+	exit 0
+fi
+rm -f "$OUT/.stamp"
 # Kbuild writes objects beside the sources: give it a copy of them.
 rm -rf "$OUT/kmod"
 cp -r "$ROOT/kmod" "$ROOT/Kbuild" "$OUT/"
@@ -38,3 +52,4 @@ if grep -E '(warning|error):' "$log" | grep -q .; then
 	echo "build-kmod: warnings building against $KDIR" >&2
 	exit 1
 fi
+echo "$stamp" > "$OUT/.stamp"

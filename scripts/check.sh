@@ -142,6 +142,12 @@ kernel_suites() {
 	[ "$i" != $((${#RELEASES[@]} - 1)) ] ||
 		guest_suite "fault matrix smoke in a booted $rel" "${vm[@]}" -- \
 			bash testbed/tests/test_faults.sh "build/kmod-$rel/kmod"
+	# run.sh on the host keeps OUT intact through refused, failed and
+	# interrupted runs, every experiment (its own 6.1 guests); beside the
+	# last kernel's suites, as the matrix's smoke.
+	[ "$i" != $((${#RELEASES[@]} - 1)) ] || [[ $k == */* ]] ||
+		suite "run.sh: refused, failed and interrupted runs leave OUT as it was" \
+			bash scripts/tests/test_run_kept.sh
 	# Every pipeline test; each takes the modules' directory.
 	for t in testbed/tests/test_*.sh; do
 		exp=$(basename "$t" .sh)
@@ -185,7 +191,7 @@ done
 # make check-debug's kernel, configured only (its build: 25 minutes).
 tap_step "debug kernel config: every line of scripts/debug-kernel.config holds" \
 	scripts/build-debug-kernel.sh --config-only
-suite "make quick: unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
+suite "make quick: lints, unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzers" \
 	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
 # Host paths given to guest runs (vm-run --share, run.sh --out); one guest.
 suite "vm-run --share and run.sh paths (host)" bash scripts/tests/test_vm_share.sh

@@ -81,11 +81,18 @@ value stops the run. Modules that have base_rtt_us and line_rate_mbps get
 the experiment's tau and rate unless the spec sets them. bench-ack times
 the per-ACK hooks of the registry's hooks column, so it takes only the
 registry's algorithms. Results of NAME with seed S go to
-OUT/NAME/seed-S (incast, fairness; the seed-* directories of NAME from
-earlier runs are removed first), OUT/NAME (web search),
+OUT/NAME/seed-S (incast, fairness), OUT/NAME (web search),
 OUT/KERNEL/NAME/CASE (faults) or OUT/RELEASE (bench-ack): each run's
 params.json records the seed, the module, its build id and every
-parameter in force. Directories outside the repository that the guests
+parameter in force.
+
+What the host can check is checked before any guest boots: these
+options, the experiment's own (its parser, --check-args), a module
+file's parameters (modinfo), ours against their ranges. The guests write
+into OUT/.run-XXXXXX; their results replace the earlier ones of the same
+algorithms (for incast and fairness all its seeds) only when every guest
+succeeded, and the summary is then made anew. A refused, failed, timed-out
+or interrupted run leaves OUT as it was. Directories outside the repository that the guests
 need (--out, a module's) are shared with them read-write.
 
 Results: OUT/summary.json (every run, and per algorithm the mean, standard
@@ -241,26 +248,11 @@ native_check() {
 	done
 }
 
-# The results directory, relative to the caller's directory, created and
-# writable before anything starts.
+# The results directory, relative to the caller's directory.
 if [ -z "$OUT" ]; then
 	OUT=$ROOT/results/$EXP
 else
 	[[ $OUT == /* ]] || OUT=$CALLER/$OUT
-fi
-[ "$NATIVE" = 1 ] || [[ $OUT/ == "$ROOT"/* ]] || [[ $OUT != *[[:space:]:,]* ]] ||
-	bad "--out: '$OUT' cannot be shared with the guests (a space, ':' or" \
-		"',' in the path): use another directory"
-err=$(mkdir -p "$OUT" 2>&1) ||
-	bad "--out: cannot create $OUT (${err##*: }): give a directory you can write"
-probe=$(mktemp "$OUT/.run.XXXXXX" 2>/dev/null) ||
-	bad "--out: cannot write in $OUT: give a directory you can write"
-rm -f "$probe"
-OUT=$(cd "$OUT" && pwd -P)
-[ "$NATIVE" = 1 ] || share "$OUT"
-if [ -n "$KROOT" ]; then
-	[[ $KROOT == /* ]] || KROOT=$CALLER/$KROOT
-	[ "$NATIVE" = 1 ] || share "$(dirname "$KROOT")"
 fi
 
 # The algorithms: parsed as the experiments will, module files made
@@ -290,6 +282,57 @@ for s in "${specs[@]}"; do
 	names+=("$TB_CC")
 	SPECS+=("$s")
 done
+
+# Every run's arguments, checked by the experiment's own parser on this
+# host (--check-args: its options, a module file's parameters) before
+# anything is made or booted: a refused run is one line and exit 2.
+if [ "$EXP" != bench-ack ]; then
+	for s in "${SPECS[@]}"; do
+		bash "$ROOT/testbed/$EXP/run.sh" --check-args --cc "$s" \
+			--out "$OUT" ${SEEDS:+--seed "${SEEDS[0]}"} "${EXTRA[@]}" \
+			> /dev/null || exit 2
+	done
+fi
+
+# tools_make [TARGET...]: the tools, one build at a time (runs side by side).
+tools_make() {
+	mkdir -p "$ROOT/build" &&
+	flock "$ROOT/build/tools.lock" make -s -C "$ROOT/userspace-tools" "$@"
+}
+
+# Our modules' parameters against their ranges (kmod/powertcp_params.h),
+# the module's own refusal, on this host (userspace-tools/bin/pt-params:
+# here if a compiler is, else after the setup, still before any guest).
+check_ranges() {
+	local s err
+	tools_make bin/pt-params > /dev/null 2>&1 || return 1
+	for s in "${SPECS[@]}"; do
+		tb_cc_parse "$s"
+		[ -z "$TB_CC_KO" ] && [ "$(tb_reg "$TB_CC" load)" = kmod ] || continue
+		err=$("$ROOT/userspace-tools/bin/pt-params" check "$TB_CC" \
+			"${TB_CC_PARAMS[@]}" 2>&1) || bad "--algorithms: ${err#pt-params: }"
+	done
+	RANGES=1
+}
+RANGES=0
+check_ranges || [ "$DRY" = 0 ] || RANGES=1
+
+# The results directory, created and writable before anything starts.
+[ "$NATIVE" = 1 ] || [[ $OUT/ == "$ROOT"/* ]] || [[ $OUT != *[[:space:]:,]* ]] ||
+	bad "--out: '$OUT' cannot be shared with the guests (a space, ':' or" \
+		"',' in the path): use another directory"
+err=$(mkdir -p "$OUT" 2>&1) ||
+	bad "--out: cannot create $OUT (${err##*: }): give a directory you can write"
+probe=$(mktemp "$OUT/.run.XXXXXX" 2>/dev/null) ||
+	bad "--out: cannot write in $OUT: give a directory you can write"
+rm -f "$probe"
+OUT=$(cd "$OUT" && pwd -P)
+[ "$NATIVE" = 1 ] || share "$OUT"
+if [ -n "$KROOT" ]; then
+	[[ $KROOT == /* ]] || KROOT=$CALLER/$KROOT
+	[ "$NATIVE" = 1 ] || share "$(dirname "$KROOT")"
+fi
+cd "$ROOT"
 
 if [ "$NATIVE" = 1 ]; then
 	JOBS=1
@@ -353,35 +396,49 @@ if [ "$DRY" = 0 ]; then
 		done
 	fi
 	echo "== build the tools"
-	make -s -C userspace-tools
+	tools_make
 fi
+# Our modules' parameters, checked once more where they could not be
+# before the build (no compiler yet).
+[ "$RANGES" = 1 ] || check_ranges || bad "cannot build userspace-tools/bin/pt-params"
 
-cd "$ROOT"
+# A run writes into a staging directory of its own in OUT; its results
+# replace the earlier ones only once every guest succeeded (the fault
+# matrix: every guest finished its cases, passed or not), and the summary
+# is then made from the complete set. A failed, timed-out or interrupted
+# run leaves OUT as it was.
+if [ "$DRY" = 1 ]; then
+	STAGE=$OUT/.run-STAGING
+else
+	STAGE=$(mktemp -d "$OUT/.run-XXXXXX") ||
+		bad "--out: cannot write in $OUT: give a directory you can write"
+fi
 # The jobs, a guest each. RUN_K (the kernel's index), RUN_LABEL, RUN_SPEC
-# (a spec, or bench-ack's algorithms space-separated), RUN_OUT, RUN_SEED
-# are parallel: every algorithm with every seed (incast, fairness); every
-# algorithm once (websearch; its seed in EXTRA); every algorithm in every
-# kernel (faults); every kernel once, all algorithms in it (bench-ack).
-RUN_K=() RUN_LABEL=() RUN_SPEC=() RUN_OUT=() RUN_SEED=()
-job() { # kernel-index label spec out seed
-	RUN_K+=("$1") RUN_LABEL+=("$2") RUN_SPEC+=("$3") RUN_OUT+=("$4")
+# (a spec, or bench-ack's algorithms space-separated), RUN_DIR (where
+# under OUT, and under STAGE while it runs), RUN_SEED are parallel: every
+# algorithm with every seed (incast, fairness); every algorithm once
+# (websearch; its seed in EXTRA); every algorithm in every kernel
+# (faults); every kernel once, all algorithms in it (bench-ack).
+RUN_K=() RUN_LABEL=() RUN_SPEC=() RUN_DIR=() RUN_SEED=()
+job() { # kernel-index label spec dir seed
+	RUN_K+=("$1") RUN_LABEL+=("$2") RUN_SPEC+=("$3") RUN_DIR+=("$4")
 	RUN_SEED+=("$5")
 }
 for ki in "${!KERNELS[@]}"; do
 	k=${KERNELS[$ki]}
 	if [ "$EXP" = bench-ack ]; then
-		job "$ki" "$k" "${SPECS[*]}" "$OUT/${REL[$ki]}" ''
+		job "$ki" "$k" "${SPECS[*]}" "${REL[$ki]}" ''
 		continue
 	fi
 	for i in "${!names[@]}"; do
 		n=${names[$i]} sp=${SPECS[$i]}
 		if [ "$EXP" = faults ]; then
-			job "$ki" "$k/$n" "$sp" "$OUT/$k/$n" ''
+			job "$ki" "$k/$n" "$sp" "$k/$n" ''
 		elif [ ${#SEEDS[@]} = 0 ]; then
-			job "$ki" "$n" "$sp" "$OUT/$n" ''
+			job "$ki" "$n" "$sp" "$n" ''
 		else
 			for s in "${SEEDS[@]}"; do
-				job "$ki" "$n/seed-$s" "$sp" "$OUT/$n/seed-$s" "$s"
+				job "$ki" "$n/seed-$s" "$sp" "$n/seed-$s" "$s"
 			done
 		fi
 	done
@@ -398,26 +455,27 @@ timeout_of() { # kernel
 }
 
 command_of() { # job -> CMD
-	local ki=${RUN_K[$1]} vm
+	local ki=${RUN_K[$1]} out=$STAGE/${RUN_DIR[$1]} vm
 	if [ "$EXP" = bench-ack ]; then
 		# shellcheck disable=SC2206 # the algorithms, one word each
 		CMD=(bash testbed/bench-ack/run.sh --kmod-dir "${MODS[$ki]}"
-		     --out "${RUN_OUT[$1]}" "${EXTRA[@]}" ${RUN_SPEC[$1]})
+		     --out "$out" "${EXTRA[@]}" ${RUN_SPEC[$1]})
 	else
 		CMD=(bash "testbed/$EXP/run.sh" --cc "${RUN_SPEC[$1]}"
-		     --out "${RUN_OUT[$1]}" --kmod-dir "${MODS[$ki]}"
+		     --out "$out" --kmod-dir "${MODS[$ki]}"
 		     ${RUN_SEED[$1]:+--seed "${RUN_SEED[$1]}"} "${EXTRA[@]}")
 		[ "$BPF" = 0 ] || CMD+=(--bpf)
 	fi
 	[ "$NATIVE" = 0 ] || return 0
 	read -r -a vm <<< "${VM[$ki]}"
 	[ "$EXP" != faults ] || vm+=(--keep-log \
-		"$OUT/${KERNELS[$ki]}/guest-dmesg-${RUN_LABEL[$1]#*/}.txt")
+		"$STAGE/${KERNELS[$ki]}/guest-dmesg-${RUN_LABEL[$1]#*/}.txt")
 	CMD=(scripts/vm-run.sh "${vm[@]}" --icount --timeout \
 	     "$(timeout_of "${KERNELS[$ki]}")" "${SHARES[@]}" -- "${CMD[@]}")
 }
 run_one() { # job
 	command_of "$1"
+	mkdir -p "$(dirname "$STAGE/${RUN_DIR[$1]}")"
 	"${CMD[@]}" 2>&1 | sed -u "s|^|[${RUN_LABEL[$1]}] |"
 	return "${PIPESTATUS[0]}"
 }
@@ -440,6 +498,25 @@ if [ "$DRY" = 1 ]; then
 	exit 0
 fi
 
+# The staging directory goes whatever ends the run, the guests first.
+pids=()
+stop_run() {
+	local p
+	trap - EXIT INT TERM
+	for p in ${pids[@]+"${pids[@]}"}; do
+		pkill -TERM -P "$p" 2>/dev/null || true
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	rm -rf "$STAGE"
+	[ -z "$STOPPED" ] ||
+		echo "run: $STOPPED; the results in $OUT are as they were" >&2
+}
+STOPPED=''
+trap 'rc=$?; stop_run; exit $rc' EXIT
+trap 'STOPPED=interrupted; exit 130' INT
+trap 'STOPPED=terminated; exit 143' TERM
+
 # run_json FILE KERNEL-RELEASES: how the results were made.
 run_json() {
 	/usr/bin/python3 - "$1" "$2" "$NATIVE" "$BPF" \
@@ -457,29 +534,18 @@ if seeds:
 json.dump(r, open(out, "w"), indent=1)
 PY
 }
-run_json "$OUT/run.json" "${REL[*]}"
-
-# Earlier results of these algorithms would be summarized with these.
-if [ ${#SEEDS[@]} -gt 0 ]; then
-	for n in "${names[@]}"; do
-		rm -rf "${OUT:?}/$n"/seed-*
-	done
-	rm -rf "$OUT/_nosample"
-fi
+run_json "$STAGE/run.json" "${REL[*]}"
 if [ "$EXP" = faults ]; then
 	for ki in "${!KERNELS[@]}"; do
-		for n in "${names[@]}"; do
-			rm -rf "${OUT:?}/${KERNELS[$ki]}/$n"
-		done
-		mkdir -p "$OUT/${KERNELS[$ki]}"
-		run_json "$OUT/${KERNELS[$ki]}/run.json" "${REL[$ki]}"
+		mkdir -p "$STAGE/${KERNELS[$ki]}"
+		run_json "$STAGE/${KERNELS[$ki]}/run.json" "${REL[$ki]}"
 	done
 fi
 
 echo "== running ${#names[@]} algorithms${SEEDS:+ x ${#SEEDS[@]} seeds}" \
 	"in ${KERNELS[*]} (${#RUN_LABEL[@]} guests), $JOBS at a time" \
 	"(progress below)"
-pids=() failed=0
+failed=0
 for i in "${!RUN_LABEL[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
 	run_one "$i" &
@@ -490,22 +556,58 @@ if [ -n "$NOSAMPLE" ]; then
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || failed=1; done
 	EXTRA+=(--no-sample --no-headroom)
 	job 0 "theta_powertcp/seed-${SEEDS[0]}, no sampler" "$NOSAMPLE" \
-		"$OUT/_nosample/theta_powertcp/seed-${SEEDS[0]}" "${SEEDS[0]}"
+		"_nosample/theta_powertcp/seed-${SEEDS[0]}" "${SEEDS[0]}"
 	run_one $((${#RUN_LABEL[@]} - 1)) &
 	pids+=($!)
 fi
 for p in "${pids[@]}"; do wait "$p" || failed=1; done
+pids=()
+# The fault matrix's guests fail with a failed case; they finished if they
+# wrote their params.json.
+if [ "$EXP" = faults ]; then
+	for i in "${!RUN_DIR[@]}"; do
+		[ -f "$STAGE/${RUN_DIR[$i]}/params.json" ] || {
+			echo "run: ${RUN_LABEL[$i]} did not finish; the results in" \
+				"$OUT are as they were" >&2
+			exit 1
+		}
+	done
+elif [ "$failed" = 1 ]; then
+	echo "run: an algorithm's run failed (see above); the results in" \
+		"$OUT are as they were" >&2
+	exit 1
+fi
 # What the benchmark measured, in each kernel.
 if [ "$EXP" = bench-ack ]; then
 	for ki in "${!KERNELS[@]}"; do
-		[ ! -d "$OUT/${REL[$ki]}" ] ||
-			sha256sum "${MODS[$ki]}"/*.ko | sed "s|  .*/|  |" \
-				> "$OUT/${REL[$ki]}/modules.sha256"
+		sha256sum "${MODS[$ki]}"/*.ko | sed "s|  .*/|  |" \
+			> "$STAGE/${REL[$ki]}/modules.sha256"
 	done
 fi
-# The fault matrix is summarized whatever failed: its table says what.
-[ "$failed" = 0 ] || [ "$EXP" = faults ] ||
-	{ echo "run: an algorithm's run failed (see above)" >&2; exit 1; }
+
+# The run succeeded: its results replace the earlier ones of the same
+# algorithms (for incast and fairness all their seeds: the summary is of
+# this run's seeds), then the summary of the whole set.
+for i in "${!RUN_DIR[@]}"; do
+	d=${RUN_DIR[$i]}
+	case $EXP in
+	incast|fairness) [[ $d == _nosample/* ]] || rm -rf "${OUT:?}/${d%%/*}"/seed-* ;;
+	*) rm -rf "${OUT:?}/$d" ;;
+	esac
+done
+rm -rf "$OUT/_nosample"
+for i in "${!RUN_DIR[@]}"; do
+	d=${RUN_DIR[$i]}
+	mkdir -p "$(dirname "$OUT/$d")"
+	mv "$STAGE/$d" "$OUT/$d"
+done
+if [ "$EXP" = faults ]; then
+	for k in "${KERNELS[@]}"; do
+		mv "$STAGE/$k"/run.json "$STAGE/$k"/guest-dmesg-*.txt "$OUT/$k/" 2>/dev/null || true
+	done
+fi
+mv "$STAGE/run.json" "$OUT/run.json"
+rm -rf "$STAGE"
 
 echo "== analysis"
 /usr/bin/python3 "testbed/$EXP/summarize.py" "$OUT"
@@ -530,7 +632,7 @@ if [ -f "testbed/$EXP/plot.py" ]; then
 	/usr/bin/python3 "testbed/$EXP/plot.py" --results "$OUT" --out "$OUT/$EXP.png"
 fi
 echo "results: $OUT/summary.json, $OUT/summary.csv, $(find "$OUT" -maxdepth 1 -name '*.png' | sort | tr '\n' ' ')"
-[ "$failed" = 0 ] || { echo "run: a case or a guest failed (see above)" >&2; exit 1; }
+[ "$failed" = 0 ] || { echo "run: a case of the fault matrix failed (see above)" >&2; exit 1; }
 # Never read on past the block: the file may have changed under the run.
 exit
 }

@@ -58,13 +58,13 @@ guest_writes() {
 }
 
 # run.sh --dry-run: the guest command for OUT (as given, from cwd) shares
-# WANT and writes to WANT/cubic/seed-1.
+# WANT and writes to WANT/cubic/seed-1, staged (WANT/.run-*/cubic/seed-1).
 run_shares() { # cwd out want
 	local cmd
 	cmd=$(cd "$1" && bash "$ROOT/testbed/run.sh" incast --dry-run \
 		--algorithms cubic --out "$2") || return 1
 	if ! echo "$cmd" | grep -q -- "--share $3 " ||
-	   ! echo "$cmd" | grep -q -- "--out $3/cubic/seed-1 "; then
+	   ! echo "$cmd" | grep -q -- "--out $3/.run-STAGING/cubic/seed-1 "; then
 		echo "$cmd"
 		return 1
 	fi

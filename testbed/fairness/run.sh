@@ -110,14 +110,7 @@ echo "# fairness: $CC, R=${RATE_MBPS} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us
 
 # CPU headroom: with the rate limit gone, the same flows (all at once) must
 # move at least twice R, or what we measure is the VM's CPU, not the link.
-if [ "$HEADROOM" = 1 ]; then
-	topology
-	tb_unlimit
-fi
-hd=$((300 * RTT_US))
-# shellcheck disable=SC2046
-tb_headroom "$HEADROOM" "$RATE_MBPS" "$hd" "$WORK/headroom" "$OUT/headroom.json" \
-	--seed "$SEED" "${lowat[@]}" $(flows 0 "$hd")
+tb_headroom_check topology flows "${lowat[@]}"
 
 topology
 sample=()

@@ -74,14 +74,14 @@ smoke) CASES=("${SMOKE_CASES[@]}") ;;
 esac
 [ "$DURATION_US" -ge 500000 ] || tb_die "--duration-us: at least 500000"
 tb_setup
-trap 'rc=$?; stop_bg; (exit $rc); tb_cleanup' EXIT
+[ "$TB_CHECK" = 1 ] || trap 'rc=$?; stop_bg; (exit $rc); tb_cleanup' EXIT
 TAU_US=${TAU_US:-$RTT_US}
 BG=''		# the case's background action, if running
 BAD_LOG='WARNING:|BUG:|Oops|sleeping function called from invalid context|Call Trace|general protection|KASAN|UBSAN|refcount_t|list_add corruption|soft lockup|hung task|rcu.*stall'
 
+tb_prelude tcpflows param-writer
 # ss -tinoe reads sockets through sock_diag (not built in on Debian).
 modprobe -qa inet_diag tcp_diag 2>/dev/null || true
-tb_prelude tcpflows param-writer
 OURS=0
 [ -n "$TB_CC_MODULE" ] && [ -e "/sys/module/$TB_CC_MODULE/parameters/base_rtt_us" ] &&
 	OURS=1

@@ -94,14 +94,7 @@ echo "# incast: $CC, R=${RATE_MBPS} Mbit/s, RTT=${RTT_US} us, tau=${TAU_US} us,"
 
 # CPU headroom: with the rate limit gone, the same flows must move at least
 # twice R, or the queue we would measure is the CPU's, not the switch's.
-if [ "$HEADROOM" = 1 ]; then
-	topology
-	tb_unlimit
-fi
-hd=$((300 * RTT_US))
-# shellcheck disable=SC2046
-tb_headroom "$HEADROOM" "$RATE_MBPS" "$hd" "$WORK/headroom" "$OUT/headroom.json" \
-	--seed "$SEED" $(flows 0 "$hd")
+tb_headroom_check topology flows
 
 topology
 sample=()

@@ -302,7 +302,7 @@ tb_load_bpf() {
 
 CC='' CC_SPEC='' OUT='' RTT_US='' TAU_US='' BUFFER_BYTES=4000000 MTU=1500
 SEED=1 ECN_K_BYTES=30000 SAMPLE=1 HEADROOM=1 KMOD_DIR='' TRACE=0 JITTER_US=
-TB_BPF=0 DELAYED_ACKS=0
+TB_BPF=0 DELAYED_ACKS=0 TB_CHECK=0
 TB_NO_OPTS=''	# common options an experiment does not take
 
 # tb_usage_common: the help of the common options. Uses RATE_MBPS (the
@@ -348,6 +348,10 @@ USAGE
   --bpf               our algorithms from the BPF struct_ops build
                       (make bpf; userspace-tools/bin/powertcp-bpf) instead
                       of the modules, for kernels that cannot load modules
+  --check-args        check the options and the spec (a module file's
+                      parameters against its modinfo) and exit, touching
+                      nothing: testbed/run.sh does so on the host before
+                      any guest boots
   -h, --help          this help
 USAGE
 }
@@ -384,6 +388,7 @@ tb_parse_args() {
 		--trace) TRACE=1 ;;
 		--kmod-dir) tb_val "$1" "${2:-}"; KMOD_DIR=$2; shift ;;
 		--bpf) TB_BPF=1 ;;
+		--check-args) TB_CHECK=1 ;;
 		-h|--help) usage; exit 0 ;;
 		*) tb_die "unknown argument '$1' (see --help)" ;;
 		esac
@@ -414,7 +419,8 @@ tb_setup() {
 	[ -n "$OUT" ] || tb_die "--out DIR is required"
 	tb_cc_parse "$CC_SPEC"
 	CC=$TB_CC
-	[ "$(id -u)" = 0 ] || tb_die "must run as root (namespaces, modules)"
+	[ "$TB_CHECK" = 1 ] || [ "$(id -u)" = 0 ] ||
+		tb_die "must run as root (namespaces, modules)"
 	RTT_US=${RTT_US:-$(tb_scaled_rtt_us "$RATE_MBPS")}
 	BDP_BYTES=$((RATE_MBPS * RTT_US / 8))
 	JITTER_US=${JITTER_US:-$((MTU * 8 / RATE_MBPS))}
@@ -422,6 +428,7 @@ tb_setup() {
 	KMOD_DIR=${KMOD_DIR:-$TB_ROOT/build/kmod-$(uname -r)/kmod}
 	# shellcheck disable=SC2034 # for the experiments
 	TB_TOOLS=$TB_ROOT/userspace-tools/bin
+	[ "$TB_CHECK" = 0 ] || return 0
 	trap tb_cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
@@ -437,6 +444,7 @@ tb_setup() {
 # --trace its events checked.
 tb_prelude() {
 	local t
+	[ "$TB_CHECK" = 0 ] || { tb_check_cc; exit 0; }
 	for t in "$@"; do
 		[ -x "$TB_TOOLS/$t" ] || tb_die "$TB_TOOLS/$t missing (make tools)"
 	done
@@ -450,6 +458,17 @@ tb_prelude() {
 	done
 	tb_load_cc
 	tb_trace_check
+}
+
+# tb_check_cc: --check-args' check of the spec, on a host that need not be
+# the guest: a module file must be there, and its parameters its own
+# (modinfo). Our modules' ranges are testbed/run.sh's to check
+# (userspace-tools/bin/pt-params), the kernel's own modules the guest's.
+tb_check_cc() {
+	[ -n "$TB_CC_KO" ] || return 0
+	[ -f "$TB_CC_KO" ] && [ -r "$TB_CC_KO" ] ||
+		tb_die "$TB_CC: no module file '$TB_CC_KO'"
+	[ ${#TB_CC_PARAMS[@]} = 0 ] || tb_params_known "$TB_CC_KO"
 }
 
 # --- cleanup ---------------------------------------------------------------

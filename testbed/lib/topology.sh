@@ -69,6 +69,22 @@ tb_headroom() {
 JSON
 }
 
+# tb_headroom_check TOPOLOGY FLOWS [TCPFLOWS_ARGS...]: the experiment's
+# headroom check (tb_headroom, into WORK/headroom and OUT/headroom.json)
+# over 300 base RTTs: the flows of FLOWS 0 END_US, on TOPOLOGY's
+# topology with its rate limit gone; HEADROOM=0 records a skipped check.
+tb_headroom_check() {
+	local topo=$1 flows=$2 hd=$((300 * RTT_US))
+	shift 2
+	if [ "$HEADROOM" = 1 ]; then
+		"$topo"
+		tb_unlimit
+	fi
+	# shellcheck disable=SC2046 # one tcpflows argument a word
+	tb_headroom "$HEADROOM" "$RATE_MBPS" "$hd" "$WORK/headroom" \
+		"$OUT/headroom.json" --seed "$SEED" "$@" $("$flows" 0 "$hd")
+}
+
 tb_link() { # ns_a dev_a addr_a ns_b dev_b addr_b mtu
 	ip link add "$2" netns "$1" mtu "$7" type veth peer name "$5" \
 		netns "$4" mtu "$7" &&
