@@ -1,18 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# What every experiment (testbed/incast/run.sh, fairness.sh, websearch.sh)
-# shares: the common options and their help, the paper's scaling rule, the
-# algorithm registry (testbed/algorithms.tsv), congestion control specs and
-# module loading, cleanup on any exit, tracing, and the one params.json
-# writer. testbed/run.sh sources it for the spec parser and the registry.
+# What every experiment (testbed/EXP/run.sh) shares: the common options
+# and their help, the paper's scaling rule, the algorithm registry
+# (testbed/algorithms.tsv), congestion control specs and module loading,
+# the run's own namespaces, cleanup on any exit, tracing, and the one
+# params.json writer. testbed/run.sh sources it for the spec parser and
+# the registry.
 #
 # An experiment sets its own defaults (RATE_MBPS at least), defines usage()
 # (calling tb_usage_common) and a handler for its own options, then calls
 #   tb_parse_args HANDLER "$@"   the options; HANDLER ARGS... consumes its
 #                                own (TB_SHIFT=1 or 2) or returns 1
 #   tb_setup                     checks, scaled defaults, the cleanup trap
-#   tb_load_cc                   the congestion control, ready to use
+#   tb_prelude TOOL...           the work directory and the congestion
+#                                control, ready to use (--check-args: the
+#                                check ends here, before anything is done)
 # and at the end tb_param KEY VALUE... and tb_write_params FILE.
 
 # "A && B || die" throughout: die if any of the steps fails, as meant.
