@@ -462,10 +462,13 @@ def bench_ack(doc):
     w("")
     r = doc.get("run", {})
     if r:
+        cmd = r.get("command", "?")
         w("Made by `%s` on %s, from commit %s%s." % (
-            r.get("command", "?"), r.get("date", "an unrecorded date"),
+            " ".join(cmd) if isinstance(cmd, list) else cmd,
+            r.get("date", "an unrecorded date"),
             (r.get("commit") or "?")[:12],
-            " with local changes" if r.get("uncommitted_changes") else ""))
+            " with local changes" if r.get("modified") or
+            r.get("uncommitted_changes") else ""))
         w("")
     fixed = sorted({a.get("cpu_instr_per_kb", {}).get("fixed_mbps")
                     for k in doc["kernels"]
