@@ -34,9 +34,6 @@ for t in make cc clang awk /usr/bin/python3; do
 	command -v "$t" > /dev/null ||
 		tap_bail "needs $t (apt-get install build-essential clang libclang-rt-14-dev python3)"
 done
-for t in shellcheck:shellcheck pyflakes3:pyflakes3; do
-	command -v "${t%%:*}" > /dev/null || tap_bail "needs ${t%%:*} (apt-get install ${t#*:})"
-done
 mkdir -p "$LOGDIR" || tap_bail "cannot create $LOGDIR"
 
 suite() { # name command...

@@ -13,7 +13,8 @@
 #   - Debian's 6.1 (bookworm) kernel image + headers;
 #   - Debian's 6.12 (bookworm-backports) kernel image + headers, adding the
 #     backports suite from the machine's own Debian mirror entry if missing;
-#   - linux-source-6.1 for scripts/checkpatch.pl and, with libelf-dev and
+#   - linux-source-6.1 for checkpatch.pl (scripts/lint.sh extracts it) and,
+#     with libelf-dev and
 #     libssl-dev, the debug kernel (scripts/build-debug-kernel.sh).
 #
 # Writes the chosen kernel versions to build/kernels.env so that the other
@@ -57,14 +58,14 @@ have_backports() {
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
 }
-if [ -f "$STAMP" ] && [ -x "$ROOT/build/checkpatch/scripts/checkpatch.pl" ]; then
+if [ -f "$STAMP" ]; then
 	# shellcheck disable=SC1090
 	. "$STAMP"
 	all=1
 	for p in qemu-system-x86 sparse iperf3 ethtool busybox-static clang \
 		 libclang-rt-14-dev python3-matplotlib python3-optuna \
 		 bpftool libbpf-dev llvm dkms dh-dkms debhelper lintian \
-		 mininet iputils-ping shellcheck pyflakes3 \
+		 mininet iputils-ping shellcheck pyflakes3 linux-source-6.1 \
 		 "linux-image-${KVER_61:-none}" "linux-headers-${KVER_61:-none}" \
 		 "linux-image-${KVER_612:-none}" "linux-headers-${KVER_612:-none}"; do
 		installed "$p" || { all=0; break; }
@@ -131,16 +132,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 	log "installing: ${missing[*]}"
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
 		die "apt-get install failed for: ${missing[*]}"
-fi
-
-# checkpatch.pl lives in the linux-source tarball.
-CP="$ROOT/build/checkpatch"
-if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
-	tarball=$(ls /usr/src/linux-source-6.1*.tar.* 2>/dev/null | head -n1)
-	[ -n "$tarball" ] || die "linux-source-6.1 tarball missing (apt-get install linux-source-6.1)"
-	mkdir -p "$CP"
-	tar -xf "$tarball" -C "$CP" --strip-components=1 --wildcards \
-		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
 fi
 
 mkdir -p "$(dirname "$STAMP")"

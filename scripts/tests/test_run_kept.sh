@@ -117,7 +117,8 @@ os.execvp(sys.argv[1], sys.argv[1:])' "${RUN_ARGS[@]}" > "$log" 2>&1 &
 	wait "$pid"
 	rc=$?
 	sleep 2
-	if pgrep -af qemu-system | grep -q "$T/$exp"; then
+	# Its guest's vm-run.sh names the staging directory in its command.
+	if pgrep -f -- "$T/$exp/.run-" > /dev/null; then
 		echo "a guest of the run is still running"
 		return 1
 	fi

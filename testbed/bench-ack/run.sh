@@ -91,32 +91,31 @@ ALG: algorithms of testbed/algorithms.tsv with per-ACK hooks.
 USAGE
 }
 
-# One line and exit 2 for a bad option: the host's check shows it.
-bad() { echo "bench-ack: $*" >&2; exit 2; }
+# A bad option: one line and exit 2 (tb_die), which the host's check shows.
 whole() { # option value
-	[[ $2 =~ ^[1-9][0-9]{0,5}$ ]] || bad "$1: '$2' is not a whole number, 1 or more"
+	[[ $2 =~ ^[1-9][0-9]{0,5}$ ]] || tb_die "$1: '$2' is not a whole number, 1 or more"
 }
 
 MODDIR='' OUT='' SECS=1 REPS=3 WRITE_KB=128 FIXED_MBPS=100 FIXED_TSO=0 CHECK=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kmod-dir) [ -n "${2:-}" ] || bad "$1 needs a value"; MODDIR=$2; shift 2 ;;
-	--out) [ -n "${2:-}" ] || bad "$1 needs a value"; OUT=$2; shift 2 ;;
+	--kmod-dir) [ -n "${2:-}" ] || tb_die "$1 needs a value"; MODDIR=$2; shift 2 ;;
+	--out) [ -n "${2:-}" ] || tb_die "$1 needs a value"; OUT=$2; shift 2 ;;
 	--seconds) whole "$1" "${2:-}"; SECS=$2; shift 2 ;;
-	--reps) [[ ${2:-} =~ ^[0-9]{1,3}$ ]] || bad "--reps: '${2:-}' is not 0 to 999"
+	--reps) [[ ${2:-} =~ ^[0-9]{1,3}$ ]] || tb_die "--reps: '${2:-}' is not 0 to 999"
 		REPS=$2; shift 2 ;;
 	--write-kb) whole "$1" "${2:-}"; WRITE_KB=$2; shift 2 ;;
 	--fixed-mbps) whole "$1" "${2:-}"; FIXED_MBPS=$2; shift 2 ;;
 	--fixed-tso) FIXED_TSO=1; shift ;;
 	--check-args) CHECK=1; shift ;;
 	-h|--help) usage; exit 0 ;;
-	-*) bad "unknown argument '$1' (see --help)" ;;
+	-*) tb_die "unknown argument '$1' (see --help)" ;;
 	*) break ;;
 	esac
 done
 [ "$CHECK" = 0 ] || exit 0
-[ -n "$MODDIR" ] && [ -n "$OUT" ] || bad "--kmod-dir and --out are required"
-[ $# -gt 0 ] || bad "no algorithm given"
+[ -n "$MODDIR" ] && [ -n "$OUT" ] || tb_die "--kmod-dir and --out are required"
+[ $# -gt 0 ] || tb_die "no algorithm given"
 ALGS=("$@")
 RATE_MBPS=50
 RTT_US=1000
