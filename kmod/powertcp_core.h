@@ -73,6 +73,9 @@ typedef __s64 s64;
 #endif
 #define BIT_ULL(n)	(1ULL << (n))
 #define BIT(n)		(1UL << (n))
+#ifndef __always_inline	/* the kernel's: inlining matters only there */
+#define __always_inline	inline
+#endif
 static inline u64 div64_u64(u64 a, u64 b)
 {
 	return a / b;
@@ -198,7 +201,9 @@ struct pt_flow {
 	u32 gen;		/* parameter generation the derived values are of */
 	u16 mss;		/* and MSS (and line_mbps, above) */
 	u8 cwnd_min;		/* snd_cwnd floor, packets: pt_note_delack() */
-	u8 pad;
+	u8 skb_segs;		/* the glue's: the skb bound it last left in
+				 * force (0: none known); pt_derive() clears it
+				 */
 	u32 ref_seq;		/* the glue's: snd_nxt at the last reference
 				 * update (in here to fit icsk_ca_priv)
 				 */
@@ -281,6 +286,7 @@ static inline void pt_derive(struct pt_flow *f, const struct pt_params *p,
 	f->gen = gen;
 	f->mss = (u16)mss;	/* a larger one never compares equal */
 	f->line_mbps = p->line_rate_mbps;
+	f->skb_segs = 0;	/* the glue's bound may be of older parameters */
 }
 
 /* Are @f's derived values those of @p (generation @gen) and @mss? */
@@ -312,7 +318,6 @@ static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;
 	f->cwnd_min = PT_CWND_MIN;
-	f->pad = 0;
 	tau = pt_tau_ns(p, f);
 	pt_derive(f, p, tau, mss, gen);
 	if (p->base_rtt_us)
@@ -419,10 +424,12 @@ static inline u64 pt_beta(const struct pt_params *p, u64 beta_wnd, u32 power)
  * window. @gen is the parameters' generation (a parameter write changes
  * it), @mss the flow's current segment size, p->line_rate_mbps the flow's
  * line rate (may change without @gen). Returns nothing: read f->wnd /
- * pt_pacing_rate() afterwards.
+ * pt_pacing_rate() afterwards. Always inlined: it runs on every ACK, and
+ * a caller's constant variant mask folds through it (powertcp_module.h).
  */
-static inline void pt_on_rtt(struct pt_flow *f, const struct pt_params *p,
-			     u32 gen, u64 rtt_us, u64 now_ns, u32 mss)
+static __always_inline void pt_on_rtt(struct pt_flow *f,
+				      const struct pt_params *p, u32 gen,
+				      u64 rtt_us, u64 now_ns, u32 mss)
 {
 	u64 rtt_ns, rtt_prev = (u64)f->rtt_prev_us * 1000;
 	u64 dt, tau, horizon, delta, norm, target_wnd, wnd;

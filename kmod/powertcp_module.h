@@ -9,8 +9,9 @@
  * kernel's per-ACK RTT sample (rate_sample.rtt_us) and nanosecond TCP clock
  * (tcp_clock_cache), advance the reference window once per RTT, apply the
  * result to snd_cwnd and sk_pacing_rate, and bound the skbs TSO builds to a
- * share of the window (sk_gso_max_segs). Nothing here sleeps: init runs in
- * softirq context when a passive connection is established.
+ * share of the window (sk_gso_max_segs) whenever the window changes.
+ * Nothing here sleeps: init runs in softirq context when a passive
+ * connection is established.
  *
  * Parameters are writable at run time under
  * /sys/module/tcp_<name>/parameters/. A write out of range fails with -EINVAL
@@ -105,9 +106,13 @@ struct powertcp_sock {
 
 /*
  * The parameters, and their generation read before them (powertcp_gen).
- * Inlined, as powertcp_apply(): both run on every ACK.
+ * init_rate_ppm only at init (@init), as only pt_flow_init() reads it;
+ * the variant mask only where @variants, else variant 0, a constant (see
+ * powertcp_cong_control()). Inlined, as powertcp_apply(): both run on
+ * every ACK.
  */
-static __always_inline u32 powertcp_read_params(struct pt_params *p)
+static __always_inline u32 powertcp_read_params(struct pt_params *p, bool init,
+						bool variants)
 {
 	u32 gen = READ_ONCE(powertcp_gen);
 
@@ -120,16 +125,12 @@ static __always_inline u32 powertcp_read_params(struct pt_params *p)
 	p->power_floor_permille =
 		READ_ONCE(powertcp_param_power_floor_permille.val);
 	p->min_rate_ppm = READ_ONCE(powertcp_param_min_rate_ppm.val);
-	p->init_rate_ppm = READ_ONCE(powertcp_param_init_rate_ppm.val);
+	p->init_rate_ppm = init ? READ_ONCE(powertcp_param_init_rate_ppm.val) :
+			   0;
 	p->smooth_pct = READ_ONCE(powertcp_param_smooth_pct.val);
 	p->base_rtt_us = READ_ONCE(powertcp_param_base_rtt_us.val);
 	p->line_rate_mbps = READ_ONCE(powertcp_param_line_rate_mbps.val);
-	/*
-	 * θ-PowerTCP accepts variant 0 only: a constant here lets the compiler
-	 * drop every variant's test from its ACK path.
-	 */
-	p->variant = PT_PARAM_DEF(MAX_VARIANT) ?
-		     READ_ONCE(powertcp_param_variant.val) : 0;
+	p->variant = variants ? READ_ONCE(powertcp_param_variant.val) : 0;
 	return gen;
 }
 
@@ -160,9 +161,10 @@ static __always_inline bool powertcp_line_rate(struct sock *sk,
 /*
  * Push the flow's window and rate into the socket. @rs is the ACK's rate
  * sample (NULL at init), read only in fast recovery (@recovery), and
- * @rtt_us the RTT the law took from it (-1: none), for the trace.
+ * @rtt_us the RTT the law took from it (-1: none), for the trace. Returns
+ * whether snd_cwnd changed.
  */
-static __always_inline void powertcp_apply(struct sock *sk,
+static __always_inline bool powertcp_apply(struct sock *sk,
 					   struct powertcp_sock *ca,
 					   const struct pt_params *p,
 					   const struct rate_sample *rs,
@@ -175,6 +177,7 @@ static __always_inline void powertcp_apply(struct sock *sk,
 				    pt_cwnd_min(&ca->flow)),
 		       tp->snd_cwnd_clamp);
 	u64 rate = pt_sk_pacing_rate(&ca->flow, p, mss);
+	bool changed;
 
 	/* Fast recovery conserves packets (pt_recovery_cwnd()). */
 	if (recovery)
@@ -182,11 +185,13 @@ static __always_inline void powertcp_apply(struct sock *sk,
 					max(rs->losses, 0),
 					tcp_packets_in_flight(tp),
 					rs->acked_sacked);
+	changed = cwnd != tcp_snd_cwnd(tp);
 	tcp_snd_cwnd_set(tp, cwnd);
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
 	WRITE_ONCE(sk->sk_pacing_rate, rate);
 	trace_powertcp_step(sk, tp->tcp_clock_cache, rtt_us, ca->flow.power,
 			    cwnd, rate, p->line_rate_mbps, line_auto);
+	return changed;
 }
 
 /*
@@ -211,13 +216,13 @@ static noinline u32 powertcp_route_gso_segs(struct sock *sk)
 
 /*
  * Bound the socket's skbs to @permille of its window (pt_gso_segs()); 0
- * gives it back the route's bound. At init and once per RTT, which on a
- * path of sub-packet windows is every ACK: the route is looked up only to
- * raise the bound, and nothing is written while it holds. A new route
- * (sk_setup_caps() rewrites sk_gso_max_segs) is bounded again within an
- * RTT. Inlined, as powertcp_apply().
+ * gives it back the route's bound. The route is looked up only to raise
+ * the bound, and nothing is written while it holds. Leaves in
+ * flow.skb_segs the bound now in force (powertcp_skbs_sized()). Inlined, as powertcp_apply().
  */
-static __always_inline void powertcp_size_skbs(struct sock *sk, u32 permille)
+static __always_inline void powertcp_size_skbs(struct sock *sk,
+					       struct powertcp_sock *ca,
+					       u32 permille)
 {
 	u32 now = READ_ONCE(sk->sk_gso_max_segs);
 	u32 segs = pt_gso_segs(tcp_snd_cwnd(tcp_sk(sk)), permille, U16_MAX);
@@ -226,6 +231,23 @@ static __always_inline void powertcp_size_skbs(struct sock *sk, u32 permille)
 		segs = min(segs, powertcp_route_gso_segs(sk));
 	if (segs && segs != now)
 		WRITE_ONCE(sk->sk_gso_max_segs, segs);
+	else
+		segs = now;
+	/* A bound above U8_MAX is not kept: it is sized on every ACK. */
+	ca->flow.skb_segs = segs <= U8_MAX ? segs : 0;
+}
+
+/*
+ * Does the skb bound still hold on an ACK that kept the window? It does
+ * while sk_gso_max_segs is the bound the flow last left (a new route
+ * rewrites it: sk_setup_caps()) and no parameter changed (pt_derive()
+ * clears flow.skb_segs, and so does a loss that hands the window to the
+ * kernel: powertcp_set_state()).
+ */
+static __always_inline bool powertcp_skbs_sized(const struct sock *sk,
+						const struct powertcp_sock *ca)
+{
+	return READ_ONCE(sk->sk_gso_max_segs) == ca->flow.skb_segs;
 }
 
 static void powertcp_init(struct sock *sk)
@@ -233,7 +255,7 @@ static void powertcp_init(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct powertcp_sock *ca = inet_csk_ca(sk);
 	struct pt_params p;
-	u32 gen = powertcp_read_params(&p);
+	u32 gen = powertcp_read_params(&p, true, PT_PARAM_DEF(MAX_VARIANT));
 	bool line_auto = powertcp_line_rate(sk, &p);
 
 	pt_flow_init(&ca->flow, &p, gen, tcp_snd_cwnd(tp),
@@ -243,17 +265,36 @@ static void powertcp_init(struct sock *sk)
 	/* Ask for pacing, as tcp_bbr does: fq if present, else TCP's own. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 	powertcp_apply(sk, ca, &p, NULL, false, -1, line_auto);
-	powertcp_size_skbs(sk, READ_ONCE(powertcp_param_tso_permille.val));
+	powertcp_size_skbs(sk, ca, READ_ONCE(powertcp_param_tso_permille.val));
 }
 
 /* Another algorithm, or none, takes over: the route's skbs again. */
 static void powertcp_release(struct sock *sk)
 {
-	powertcp_size_skbs(sk, 0);
+	powertcp_size_skbs(sk, inet_csk_ca(sk), 0);
 }
 
-static void powertcp_cong_control(struct sock *sk,
-				  const struct rate_sample *rs)
+/*
+ * A retransmission timeout: tcp_enter_loss() sets snd_cwnd itself, so the
+ * next ACK cannot tell from the window whether the bound is still its.
+ */
+static void powertcp_set_state(struct sock *sk, u8 new_state)
+{
+	if (new_state == TCP_CA_Loss) {
+		struct powertcp_sock *ca = inet_csk_ca(sk);
+
+		ca->flow.skb_segs = 0;
+	}
+}
+
+/*
+ * One ACK, under the law's variant mask where @variants, else under
+ * variant 0, the paper's law: a constant, with which the compiler drops
+ * every variant's test. Inlined twice (powertcp_cong_control()).
+ */
+static __always_inline void powertcp_ack(struct sock *sk,
+					 const struct rate_sample *rs,
+					 bool variants)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct powertcp_sock *ca = inet_csk_ca(sk);
@@ -263,14 +304,11 @@ static void powertcp_cong_control(struct sock *sk,
 	 * kernels) would zero it first on every ACK.
 	 */
 	struct pt_params p __uninitialized;
-	bool line_auto, update_skbs = false;
+	bool line_auto, new_cwnd;
 	long rtt_us;
 	u32 gen;
 
-	/* The SYN-ACK is acked before init runs on an active open. */
-	if (unlikely(!ca->flow.wnd))
-		return;
-	gen = powertcp_read_params(&p);
+	gen = powertcp_read_params(&p, false, variants);
 	line_auto = powertcp_line_rate(sk, &p);
 	/*
 	 * An ACK without a µs RTT sample (pt_rtt_usable()) keeps the last
@@ -292,14 +330,49 @@ static void powertcp_cong_control(struct sock *sk,
 	    pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
-		update_skbs = true;
 	}
-	powertcp_apply(sk, ca, &p, rs,
-		       inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery, rtt_us,
-		       line_auto);
-	if (update_skbs)
-		powertcp_size_skbs(sk,
+	new_cwnd = powertcp_apply(sk, ca, &p, rs,
+				  inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery,
+				  rtt_us, line_auto);
+	/* The skb bound follows the window (powertcp_size_skbs()). */
+	if (new_cwnd || !powertcp_skbs_sized(sk, ca))
+		powertcp_size_skbs(sk, ca,
 				   READ_ONCE(powertcp_param_tso_permille.val));
+}
+
+/* PowerTCP-evo's two ACK paths: the paper's law, and its variants. */
+static noinline void powertcp_ack_law(struct sock *sk,
+				      const struct rate_sample *rs)
+{
+	powertcp_ack(sk, rs, false);
+}
+
+static noinline void powertcp_ack_variants(struct sock *sk,
+					   const struct rate_sample *rs)
+{
+	powertcp_ack(sk, rs, true);
+}
+
+/*
+ * The paper's law, variant 0, has an ACK path of its own, compiled with
+ * the variant a constant: PowerTCP-evo's variant tests cost it nothing
+ * while no variant is set. θ-PowerTCP has only that path, inlined here
+ * (PT_THETA_MAX_VARIANT is 0).
+ */
+static void powertcp_cong_control(struct sock *sk,
+				  const struct rate_sample *rs)
+{
+	const struct powertcp_sock *ca = inet_csk_ca(sk);
+
+	/* The SYN-ACK is acked before init runs on an active open. */
+	if (unlikely(!ca->flow.wnd))
+		return;
+	if (!PT_PARAM_DEF(MAX_VARIANT))
+		powertcp_ack(sk, rs, false);
+	else if (READ_ONCE(powertcp_param_variant.val))
+		powertcp_ack_variants(sk, rs);
+	else
+		powertcp_ack_law(sk, rs);
 }
 
 POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)
@@ -322,6 +395,7 @@ static struct tcp_congestion_ops powertcp_ops __read_mostly = {
 	.cong_control	= powertcp_cong_control_hook,
 	.ssthresh	= powertcp_ssthresh,
 	.undo_cwnd	= powertcp_undo_cwnd,
+	.set_state	= powertcp_set_state,
 	.release	= powertcp_release,
 };
 

@@ -270,7 +270,8 @@ delayed_ack_rate() { # module cc
 
 # Segments per skb the sender's namespace sent, phase by phase, on one
 # connection across the path: for each CC given, setsockopt(TCP_CONGESTION)
-# to it, 1 s to settle (the skbs already queued leave), then the segments
+# to it (CC:PERMILLE: and write PERMILLE to the module's tso_permille
+# first), 1 s to settle (the skbs already queued leave), then the segments
 # (Tcp OutSegs) over the skbs handed to IP (Ip OutRequests) of the next
 # 1 s, a line "CC RATIO" each. The veth's TSO is on (path.sh leaves it as
 # it comes).
@@ -302,7 +303,11 @@ def send():
             c.sendall(buf)
     except OSError:
         pass
-for i, cc in enumerate(sys.argv[2:]):
+for i, phase in enumerate(sys.argv[2:]):
+    cc, _, pm = phase.partition(":")
+    if pm:
+        with open("/sys/module/tcp_%s/parameters/tso_permille" % cc, "w") as f:
+            f.write(pm)
     c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
     if i == 0:
         threading.Thread(target=send, daemon=True).start()
@@ -319,23 +324,30 @@ EOF
 
 # With TSO on, an skb holds at most tso_permille of the window: one
 # segment on this path (a window of about 5 packets). The kernel's own
-# sizing (several segments a skb here) comes back when another algorithm
-# takes the socket over (release) and when tso_permille is 0.
+# sizing (several segments a skb here) comes back when tso_permille is 0,
+# on an open connection from its next ACKs and on a new one, and when
+# another algorithm takes the socket over (release); the bound comes back
+# with tso_permille.
 tso_sizing() { # module cc
 	local out out0 rc=0 pm
 	pm=$(param "$1" tso_permille)
-	out=$(skbs_per_phase 5206 "$2" cubic) || return 1
+	out=$(skbs_per_phase 5206 "$2" "$2:0" "$2:$pm" cubic) || rc=1
 	echo 0 > "/sys/module/$1/parameters/tso_permille" || return 1
 	out0=$(skbs_per_phase 5207 "$2") || rc=1
 	echo "$pm" > "/sys/module/$1/parameters/tso_permille" || rc=1
 	printf '%s\n' "$out" "$out0" | awk -v cc="$2" -v pm="$pm" '
-	     NR == 1 { own = $2; if ($1 != cc || $2 > 1.05) bad = 1 }
-	     NR == 2 { after = $2; if ($1 != "cubic" || $2 < 1.5) bad = 1 }
-	     NR == 3 { off = $2; if ($1 != cc || $2 < 1.5) bad = 1 }
+	     $1 != (NR == 4 ? "cubic" : cc) { bad = 1 }
+	     NR == 1 { own = $2; if ($2 > 1.05) bad = 1 }
+	     NR == 2 { zero = $2; if ($2 < 1.5) bad = 1 }
+	     NR == 3 { back = $2; if ($2 > 1.05) bad = 1 }
+	     NR == 4 { after = $2; if ($2 < 1.5) bad = 1 }
+	     NR == 5 { off = $2; if ($2 < 1.5) bad = 1 }
 	     END {
-		printf "segments per skb: %s %s at tso_permille %s, cubic after" \
-			" it %s, %s at 0\n", cc, own, pm, after, off
-		exit bad || NR != 3
+		printf "segments per skb: %s %s at tso_permille %s, %s at 0" \
+			" and %s at %s again, cubic after it %s; a new" \
+			" connection %s at 0\n", cc, own, pm, zero, back, pm,
+			after, off
+		exit bad || NR != 5
 	     }' || rc=1
 	return $rc
 }
