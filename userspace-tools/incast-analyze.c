@@ -22,10 +22,12 @@ static const char usage[] =
 "         --link-mbps R --incast-us T0 --end-us T1 --bdp-bytes B\n"
 "         [--from-us TA] [--json OUT] [--csv-row OUT]\n"
 "Metrics over [TA, T1] (TA defaults to T0, the incast start): bottleneck\n"
-"throughput, queue mean/p99/peak, drain time to below B after the peak,\n"
-"combined score, goodput and Jain index, drops, and a pre-incast baseline\n"
-"over [max(0, T0 - (T1 - T0)), T0). JSON to stdout (or --json OUT);\n"
-"--csv-row appends the same values as one CSV row (header if new).\n";
+"throughput, queue mean/p99/peak (the backlog, and the bytes waiting: the\n"
+"backlog without the packet in service), drain time to below B after the\n"
+"peak, combined score (of each), goodput and Jain index, drops, and a\n"
+"pre-incast baseline over [max(0, T0 - (T1 - T0)), T0). JSON to stdout\n"
+"(or --json OUT); --csv-row appends the same values as one CSV row\n"
+"(header if new).\n";
 
 /* Columns of the qdisc CSV, as tcpflows --sample writes it. */
 #define QDISC_HDR "time_us,backlog_bytes,backlog_pkts,sent_bytes,sent_pkts," \
@@ -55,6 +57,31 @@ static int64_t *qd;
 static size_t nq;
 #define Q(i, col) qd[(size_t)(i) * Q_NCOL + (col)]
 
+/*
+ * The bytes waiting at sample i: the backlog without the packet in
+ * service, as ns-3 counts a queue (the packet a device transmits has left
+ * its queue). tbf keeps the packet it sends next at the head of its
+ * backlog until its tokens have come, one transmission time at the rate:
+ * with one packet or more in the backlog, the head is in service. Its
+ * size is not in the statistics; the backlog's mean packet size stands
+ * in for it (rounded), exact where the packets are of one size, as the
+ * full-sized segments of long flows are.
+ */
+static int64_t waiting(size_t i)
+{
+	int64_t bytes = Q(i, Q_BACKLOG), pkts = Q(i, Q_BPKTS);
+
+	if (pkts <= 1)
+		return 0;
+	return bytes - (bytes + pkts / 2) / pkts;
+}
+
+/* A queue measure of sample i: the backlog or the bytes waiting. */
+static int64_t queue_at(size_t i, int wait)
+{
+	return wait ? waiting(i) : Q(i, Q_BACKLOG);
+}
+
 /* Index of the first sample at time >= t (>= t + 1 if @after): nq if none. */
 static size_t first_from(int64_t t, int after)
 {
@@ -78,13 +105,13 @@ static double rate_mbps(size_t a, size_t b)
 	       (Q(b, Q_T) - Q(a, Q_T));
 }
 
-static double mean_backlog(size_t a, size_t b)
+static double mean_queue(size_t a, size_t b, int wait)
 {
 	double sum = 0;
 	size_t i;
 
 	for (i = a; i <= b; i++)
-		sum += Q(i, Q_BACKLOG);
+		sum += queue_at(i, wait);
 	return sum / (b - a + 1);
 }
 
@@ -95,8 +122,8 @@ static int cmp_s64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Nearest-rank p99 of the backlog of samples a..b: rank ceil(0.99 n). */
-static int64_t p99_backlog(size_t a, size_t b)
+/* Nearest-rank p99 of the queue of samples a..b: rank ceil(0.99 n). */
+static int64_t p99_queue(size_t a, size_t b, int wait)
 {
 	size_t n = b - a + 1, i;
 	int64_t *v = malloc(n * sizeof(*v)), p;
@@ -104,11 +131,28 @@ static int64_t p99_backlog(size_t a, size_t b)
 	if (!v)
 		die("out of memory");
 	for (i = 0; i < n; i++)
-		v[i] = Q(a + i, Q_BACKLOG);
+		v[i] = queue_at(a + i, wait);
 	qsort(v, n, sizeof(*v), cmp_s64);
 	p = v[(99 * n + 99) / 100 - 1];
 	free(v);
 	return p;
+}
+
+/* The sample of the queue's peak in a..b, its first maximum. */
+static size_t peak_queue(size_t a, size_t b, int wait)
+{
+	size_t i, peak = a;
+
+	for (i = a; i <= b; i++)
+		if (queue_at(i, wait) > queue_at(peak, wait))
+			peak = i;
+	return peak;
+}
+
+/* The case study's combined score of a throughput and a mean queue. */
+static double score_of(double thr_norm, double avg_q)
+{
+	return exp(thr_norm - 20) - avg_q / 100;
 }
 
 /*
@@ -179,7 +223,7 @@ static struct {
 	const char *key;
 	char val[48];
 	int quote;
-} out[24];
+} out[32];
 static int nout;
 
 static void __attribute__((format(printf, 3, 4)))
@@ -255,9 +299,9 @@ int main(int argc, char **argv)
 	const char *qpath = NULL, *gpath = NULL, *fpath = NULL, *alg = NULL;
 	const char *json = NULL, *csv = NULL;
 	int64_t t0 = -1, t1 = -1, ta = -1, bdp = 0, pre0, *gp, drops;
-	double rate = 0, thr, thr_norm, avg_q, score, gput, jain;
+	double rate = 0, thr, thr_norm, avg_q, avg_w, score, gput, jain;
 	double pre_q = 0, pre_thr = 0;
-	size_t ngp, a, b, pa, pb, peak, i;
+	size_t ngp, a, b, pa, pb, peak, peak_w;
 	long nflows;
 	int c;
 
@@ -323,13 +367,13 @@ int main(int argc, char **argv)
 		    "times", qpath, b > a ? b - a : 0, (long long)ta,
 		    (long long)t1);
 	b--;
-	for (i = peak = a; i <= b; i++)
-		if (Q(i, Q_BACKLOG) > Q(peak, Q_BACKLOG))
-			peak = i;
+	peak = peak_queue(a, b, 0);
+	peak_w = peak_queue(a, b, 1);
 	thr = rate_mbps(a, b);
 	thr_norm = 25 * thr / rate;	/* Gbit/s if the link were 25 Gbit/s */
-	avg_q = mean_backlog(a, b);
-	score = exp(thr_norm - 20) - avg_q / 100;
+	avg_q = mean_queue(a, b, 0);
+	avg_w = mean_queue(a, b, 1);
+	score = score_of(thr_norm, avg_q);
 	if (!isfinite(score))
 		die("throughput %.3f Mbit/s is absurd for --link-mbps %g",
 		    thr, rate);
@@ -343,7 +387,7 @@ int main(int argc, char **argv)
 	pa = first_from(pre0, 0);
 	pb = first_from(t0, 0);
 	if (pb > pa)
-		pre_q = mean_backlog(pa, pb - 1);
+		pre_q = mean_queue(pa, pb - 1, 0);
 	if (pb > pa + 1 && Q(pb - 1, Q_T) > Q(pa, Q_T))
 		pre_thr = rate_mbps(pa, pb - 1);
 
@@ -351,10 +395,14 @@ int main(int argc, char **argv)
 	add("avg_throughput_mbps", 0, "%.3f", thr);
 	add("link_rate_mbps", 0, "%.3f", rate);
 	add("avg_queue_bytes", 0, "%.3f", avg_q);
-	add("p99_queue_bytes", 0, "%lld", (long long)p99_backlog(a, b));
+	add("p99_queue_bytes", 0, "%lld", (long long)p99_queue(a, b, 0));
 	add("peak_queue_bytes", 0, "%lld", (long long)Q(peak, Q_BACKLOG));
+	add("avg_waiting_bytes", 0, "%.3f", avg_w);
+	add("p99_waiting_bytes", 0, "%lld", (long long)p99_queue(a, b, 1));
+	add("peak_waiting_bytes", 0, "%lld", (long long)waiting(peak_w));
 	add("drain_time_us", 0, "%lld", (long long)drain_time(t0, t1, bdp));
 	add("combined_score", 0, "%.3f", score);
+	add("waiting_score", 0, "%.3f", score_of(thr_norm, avg_w));
 	add("thr_norm_gbps", 0, "%.3f", thr_norm);
 	add("goodput_mbps", 0, "%.3f", gput);
 	add("jain_index", 0, "%.4f", jain);

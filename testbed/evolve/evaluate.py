@@ -49,7 +49,8 @@ analyze_fairness = summarizer("fairness").analyze
 analyze_websearch = summarizer("websearch").analyze
 
 METRICS = ["combined_score", "avg_throughput_mbps", "avg_queue_bytes",
-           "p99_queue_bytes", "peak_queue_bytes", "drain_time_us",
+           "p99_queue_bytes", "peak_queue_bytes", "avg_waiting_bytes",
+           "p99_waiting_bytes", "waiting_score", "drain_time_us",
            "jain_index", "drops"]
 PARAM_RE = re.compile(r"^[a-z][a-z0-9_]*=[0-9]+$")
 
@@ -294,9 +295,11 @@ def main():
             arr["fairness"]["min_jain"], arr["fairness"]["starved_rtts"])
     if "websearch" in arr:
         extra += "  tail %.2f" % arr["websearch"]["tail_slowdown"]
-    print("score %.2f (incast %.2f)  link %.1f%%  avg queue %.0f B%s  (%s)"
+    print("score %.2f (incast %.2f)  link %.1f%%  avg queue %.0f B"
+          " (waiting %.0f B)%s  (%s)"
           % (res["score"], incast, 100 * agg["link_fraction"]["mean"],
-             agg["avg_queue_bytes"]["mean"], extra, out))
+             agg["avg_queue_bytes"]["mean"], agg["avg_waiting_bytes"]["mean"],
+             extra, out))
 
 
 if __name__ == "__main__":

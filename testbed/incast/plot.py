@@ -133,7 +133,10 @@ def main():
                              lw=1)
         title = label(a["name"])
         if "avg_queue_bytes" in s and "avg_throughput_mbps" in s:
-            title += (f"\navg q {s['avg_queue_bytes'] / 1e3:.1f} KB, "
+            title += "\n"
+            if "avg_waiting_bytes" in s:
+                title += f"waiting {s['avg_waiting_bytes'] / 1e3:.2f} KB, "
+            title += (f"backlog {s['avg_queue_bytes'] / 1e3:.2f} KB, "
                       f"{s['avg_throughput_mbps']:.1f} Mb/s")
         ax[0][i].set_title(title, fontsize=10)
         for row in ax[:, i]:

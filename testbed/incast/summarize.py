@@ -32,8 +32,9 @@ from tblib import (analyze_run, pm, print_table, refuse_if_starved,  # noqa: E40
 # The table's figures and their formats.
 COLUMNS = [("avg_throughput_mbps", "%.2f"), ("link_rate_mbps", "%.0f"),
            ("avg_queue_bytes", "%.0f"), ("p99_queue_bytes", "%.0f"),
-           ("peak_queue_bytes", "%.0f"), ("drain_time_us", "%.0f"),
-           ("combined_score", "%.1f")]
+           ("peak_queue_bytes", "%.0f"), ("avg_waiting_bytes", "%.0f"),
+           ("p99_waiting_bytes", "%.0f"), ("drain_time_us", "%.0f"),
+           ("combined_score", "%.1f"), ("waiting_score", "%.1f")]
 NEVER = {"drain_time_us"}	# -1: never drained
 
 

@@ -58,6 +58,10 @@ t0, t1 = s["window_start_us"], s["window_end_us"]
 rows = [r for r in csv.DictReader(open(d + "/qdisc.csv"))
         if t0 <= int(r["time_us"]) <= t1]
 q = [int(r["backlog_bytes"]) for r in rows]
+# the bytes waiting: without the head packet, of the backlog's mean size
+wq = [b - (b + n // 2) // n if n > 1 else 0
+      for b, n in ((int(r["backlog_bytes"]), int(r["backlog_pkts"]))
+                   for r in rows)]
 thr = ((int(rows[-1]["sent_bytes"]) - int(rows[0]["sent_bytes"])) * 8 /
        (int(rows[-1]["time_us"]) - int(rows[0]["time_us"])))
 errs = []
@@ -65,11 +69,16 @@ if abs(sum(q) / len(q) - s["avg_queue_bytes"]) > 0.01 * max(1, s["avg_queue_byte
     errs.append("avg queue %s vs %s" % (sum(q) / len(q), s["avg_queue_bytes"]))
 if max(q) != s["peak_queue_bytes"]:
     errs.append("peak %s vs %s" % (max(q), s["peak_queue_bytes"]))
+if abs(sum(wq) / len(wq) - s["avg_waiting_bytes"]) > 0.01 * max(1, s["avg_waiting_bytes"]) + 1:
+    errs.append("avg waiting %s vs %s" % (sum(wq) / len(wq), s["avg_waiting_bytes"]))
+if not s["avg_waiting_bytes"] <= s["avg_queue_bytes"]:
+    errs.append("more waiting than backlog")
 if abs(thr - s["avg_throughput_mbps"]) > 0.01 * thr:
     errs.append("throughput %s vs %s" % (thr, s["avg_throughput_mbps"]))
 if not 0 < s["avg_throughput_mbps"] <= 1.02 * s["link_rate_mbps"]:
     errs.append("throughput %s outside (0, link]" % s["avg_throughput_mbps"])
-print("avg queue %.0f B, %.1f Mbit/s" % (s["avg_queue_bytes"], thr))
+print("avg queue %.0f B (waiting %.0f B), %.1f Mbit/s"
+      % (s["avg_queue_bytes"], s["avg_waiting_bytes"], thr))
 sys.exit("; ".join(errs) if errs else 0)
 PY
 }
@@ -120,11 +129,12 @@ done
 check "summary.json: every run has every required field" summary_fields \
 	--rows runs "$OUT/summary.json" 2 algorithm seed avg_throughput_mbps \
 	link_rate_mbps avg_queue_bytes p99_queue_bytes peak_queue_bytes \
-	drain_time_us combined_score
+	avg_waiting_bytes p99_waiting_bytes drain_time_us combined_score \
+	waiting_score
 check "summary.json: every algorithm has the spread of each figure" \
 	summary_fields --rows algorithms "$OUT/summary.json" 2 algorithm seeds \
 	n_seeds avg_throughput_mbps avg_queue_bytes p99_queue_bytes \
-	peak_queue_bytes drain_time_us combined_score
+	peak_queue_bytes avg_waiting_bytes drain_time_us combined_score
 check "a bad argument exits 2 with a one-line reason" bad_arg \
 	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --rate-mbps abc
 

@@ -206,4 +206,39 @@ awk_check "200 short flows all done" "$D/flows.csv" '
 	NR > 1 { n++; d += $12 == "done" && $8 == $5 }
 	END { print d "/" n; exit !(n == 200 && d == n) }'
 
+# The bytes waiting (incast-analyze), where the answer is known: three
+# 1000 B datagrams (1042 B at the qdisc) back to back into a tbf at
+# 1 Mbit/s whose bucket holds one. The first leaves at once, the second
+# is in service for its tokens' 8 ms, the third waits behind it: the
+# backlog peaks at 2 packets, 2084 B, of which one, 1042 B, waits.
+D=$OUT/run4
+mkdir -p "$D"
+tc -n "${P}sw" qdisc replace dev out root handle 1: tbf rate 1mbit \
+	burst 1600 limit 10000
+"$TF" --out-dir "$D" --duration-us 300000 --quiet "${L[@]}" \
+	--sample "${P}sw,out,500" --epoch-file "$D/epoch" 2>"$D/stderr.txt" &
+tfpid=$!
+# After tcpflows's setup (the epoch file), inside its 300 ms.
+for _ in $(seq 100); do [ -s "$D/epoch" ] && break; sleep 0.05; done
+sleep 0.05
+nsx h1 /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(3):
+    s.sendto(b"x" * 1000, ("10.0.100.2", 9))'
+wait $tfpid
+check "tbf at 1 Mbit/s: tcpflows samples it, exit 0" [ $? -eq 0 ]
+"$BIN/incast-analyze" --qdisc "$D/qdisc-${P}sw-out.csv" \
+	--goodput "$D/goodput.csv" --flows "$D/flows.csv" --algorithm cubic \
+	--link-mbps 1 --incast-us 0 --end-us 300000 --bdp-bytes 1042 \
+	--json "$D/summary.json" 2>>"$D/stderr.txt"
+check "two packets at the tbf: one in service, one waiting (1042 B)" \
+	/usr/bin/python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("backlog peak %d B, waiting peak %d B, %d samples"
+      % (s["peak_queue_bytes"], s["peak_waiting_bytes"], s["samples"]))
+sys.exit(s["peak_queue_bytes"] != 2084 or s["peak_waiting_bytes"] != 1042)' \
+	"$D/summary.json" || { awk -F, 'NR == 1 || $2 > 0 || NR % 100 == 2' "$D/qdisc-${P}sw-out.csv" | head -20 | sed "s/^/# /"; cat "$D/stderr.txt"; false; }
+
 tap_done
