@@ -20,7 +20,8 @@
  */
 struct flow_stats {
 	char cc_used[16];	/* congestion control, read back */
-	int64_t started_ns;	/* sender called connect() */
+	int64_t started_ns;	/* began: connect() called, or START_US */
+				/* with --preconnect-us (connected before) */
 	int64_t connect_ns;	/* sender saw the connect complete */
 	int64_t first_ns;	/* receiver read the first payload byte */
 	int64_t done_ns;	/* receiver: last byte (sized), EOF (not) */

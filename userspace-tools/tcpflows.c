@@ -73,6 +73,11 @@ static const char usage[] =
 "                                first wrong offset, longest stall per flow\n"
 "  --cc-switch AT_US,CC          at AT_US, set TCP_CONGESTION to CC on every\n"
 "                                sender still open (repeatable)\n"
+"  --preconnect-us N             connect each flow N us before its START_US\n"
+"                                (at 0 if that is earlier) and write from\n"
+"                                START_US: flows of one instant send their\n"
+"                                first windows together (default 0: connect\n"
+"                                at START_US, write once connected)\n"
 "  --app-rate-mbps R             senders write at most R Mbit/s each (an\n"
 "                                application-limited flow; needs\n"
 "                                --interval-us > 0, its tick refills)\n"
@@ -87,7 +92,8 @@ struct evsrc {
 	int fd;
 };
 
-enum sstate { S_IDLE, S_CONNECTING, S_SENDING, S_CLOSED };
+/* S_WAITING: connected, its START_US not come (--preconnect-us). */
+enum sstate { S_IDLE, S_CONNECTING, S_WAITING, S_SENDING, S_CLOSED };
 
 struct flow {
 	struct evsrc ev;		/* EV_SEND, the sender's socket */
@@ -97,6 +103,8 @@ struct flow {
 	enum sstate sstate;
 	int hdr_sent;
 	int throttled;			/* --app-rate-mbps: EPOLLOUT off */
+	int due;			/* its START_US has come */
+	int64_t write_ns;		/* writing began: --app-rate-mbps's base */
 	/* receiver side */
 	uint64_t logged;		/* st.rcvd in the last goodput row */
 	int rx_seen, rx_fin;		/* header got, log ended */
@@ -124,7 +132,7 @@ struct sampler {
 /* The command line. */
 static struct config {
 	const char *default_cc, *out_dir, *epoch_file;
-	int64_t interval_ns, duration_ns, margin_ns, align_ns;
+	int64_t interval_ns, duration_ns, margin_ns, align_ns, preconnect_ns;
 	int sndbuf, rcvbuf, lowat;
 	int quiet, progress, changes_only, verify;
 	uint64_t app_rate_mbps;		/* 0: not limited */
@@ -156,7 +164,7 @@ static struct flow_table {
 	struct flow **by_id;		/* maps a receiver's header to its flow */
 	struct flow **by_start;		/* all flows */
 	struct flow **by_stop;		/* flows with a STOP_US */
-	int nstop, next_start, next_stop;
+	int nstop, next_connect, next_start, next_stop;
 	struct flow **active;		/* receiver flows logged in goodput */
 	int nactive;
 } ft;
@@ -335,11 +343,29 @@ static void sender_close(struct flow *f)
 	f->sstate = S_CLOSED;
 }
 
-static void flow_start(struct flow *f)
+/* Turn the sender's EPOLLOUT on or off. */
+static void want_out(struct flow *f, int on)
 {
-	lp.nstarted++;
-	f->st.started_ns = now_ns();
-	f->last_ns = f->st.started_ns;
+	struct epoll_event e = { .events = on ? EPOLLOUT : 0,
+				 .data.ptr = &f->ev };
+
+	epoll_ctl(lp.ep, EPOLL_CTL_MOD, f->ev.fd, &e);
+}
+
+/* Time, from the epoch, at which the flow connects. */
+static int64_t connect_at(const struct flow *f)
+{
+	return f->spec.start_ns > cfg.preconnect_ns ?
+	       f->spec.start_ns - cfg.preconnect_ns : 0;
+}
+
+/* Connect the sender: at START_US, or --preconnect-us before it. */
+static void flow_connect(struct flow *f)
+{
+	if (!cfg.preconnect_ns) {
+		f->st.started_ns = now_ns();
+		f->last_ns = f->st.started_ns;
+	}
 	if (connect(f->ev.fd, (struct sockaddr *)&f->spec.dst,
 		    f->spec.dstlen) && errno != EINPROGRESS) {
 		f->st.err = errno;
@@ -349,6 +375,22 @@ static void flow_start(struct flow *f)
 	}
 	f->sstate = S_CONNECTING;
 	epoll_add(&f->ev, EPOLLOUT);
+}
+
+/* START_US: the flow begins, writing from now or once connected. */
+static void flow_begin(struct flow *f)
+{
+	lp.nstarted++;
+	f->due = 1;
+	if (cfg.preconnect_ns) {
+		f->st.started_ns = now_ns();
+		f->last_ns = f->st.started_ns;
+	}
+	if (f->sstate == S_WAITING) {
+		f->sstate = S_SENDING;
+		f->write_ns = f->st.started_ns;
+		want_out(f, 1);
+	}
 }
 
 /* The sender's socket is writable: connected, or room in the buffer. */
@@ -374,7 +416,13 @@ static void on_send(struct flow *f)
 			return;
 		}
 		f->st.connect_ns = now_ns();
+		if (!f->due) {		/* --preconnect-us: not yet */
+			f->sstate = S_WAITING;
+			want_out(f, 0);
+			return;
+		}
 		f->sstate = S_SENDING;
+		f->write_ns = f->st.connect_ns;
 	}
 	if (f->hdr_sent < HDR_LEN) {
 		hdr[4] = f->spec.id >> 24;
@@ -387,7 +435,7 @@ static void on_send(struct flow *f)
 	if (bytes && bytes - f->st.sent < len)
 		len = bytes - f->st.sent;
 	if (cfg.app_rate_mbps) {	/* R Mbit/s = R/8000 bytes per ns */
-		uint64_t allowed = (uint64_t)(now_ns() - f->st.connect_ns) *
+		uint64_t allowed = (uint64_t)(now_ns() - f->write_ns) *
 				   cfg.app_rate_mbps / 8000;
 
 		if (allowed <= f->st.sent) {
@@ -555,11 +603,14 @@ static void on_recv(struct conn *c)
 
 /*
  * One goodput row per active flow (with --changes-only: only if the flow
- * got data since its last row); flows that ended get a last row.
+ * got data since its last row); flows that ended get a last row. Rows are
+ * stamped @now, the time the tick was found due: a clock read here, after
+ * the rest of run_due(), could put a late tick's row into the next tick's
+ * interval.
  */
-static void log_goodput(void)
+static void log_goodput(int64_t now)
 {
-	int64_t t = rel_us(now_ns(), lp.epoch);
+	int64_t t = rel_us(now, lp.epoch);
 	int i;
 
 	for (i = 0; i < ft.nactive; i++) {
@@ -648,9 +699,12 @@ static void run_due(int64_t now)
 {
 	int i;
 
+	while (ft.next_connect < ft.n &&
+	       lp.epoch + connect_at(ft.by_start[ft.next_connect]) <= now)
+		flow_connect(ft.by_start[ft.next_connect++]);
 	while (ft.next_start < ft.n &&
 	       lp.epoch + ft.by_start[ft.next_start]->spec.start_ns <= now)
-		flow_start(ft.by_start[ft.next_start++]);
+		flow_begin(ft.by_start[ft.next_start++]);
 	while (ft.next_stop < ft.nstop &&
 	       lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns <= now)
 		sender_close(ft.by_stop[ft.next_stop++]);
@@ -660,7 +714,7 @@ static void run_due(int64_t now)
 	if (lp.nthrottled && lp.next_tick <= now)
 		unthrottle();
 	if (lp.goodput && lp.next_tick <= now) {
-		log_goodput();
+		log_goodput(now);
 		lp.next_tick += cfg.interval_ns;
 		if (lp.next_tick <= now)	/* late: skip */
 			lp.next_tick += ((now - lp.next_tick) /
@@ -683,6 +737,9 @@ static void arm_timer(void)
 	struct itimerspec its = { 0 };
 	int i;
 
+	if (ft.next_connect < ft.n &&
+	    lp.epoch + connect_at(ft.by_start[ft.next_connect]) < next)
+		next = lp.epoch + connect_at(ft.by_start[ft.next_connect]);
 	if (ft.next_start < ft.n &&
 	    lp.epoch + ft.by_start[ft.next_start]->spec.start_ns < next)
 		next = lp.epoch + ft.by_start[ft.next_start]->spec.start_ns;
@@ -920,6 +977,7 @@ static void parse_args(int argc, char **argv)
 		{ "verify", no_argument, NULL, 'V' },
 		{ "cc-switch", required_argument, NULL, 'W' },
 		{ "app-rate-mbps", required_argument, NULL, 'R' },
+		{ "preconnect-us", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1000,6 +1058,10 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'W':
 			add_switch(optarg);
+			break;
+		case 'P':
+			cfg.preconnect_ns = arg_u64("--preconnect-us", optarg) *
+					    NSEC_PER_USEC;
 			break;
 		case 'R':
 			cfg.app_rate_mbps = arg_u64("--app-rate-mbps", optarg);

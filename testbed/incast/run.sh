@@ -22,6 +22,7 @@ TB_PROG=incast
 . "$ROOT/testbed/lib/topology.sh"
 
 RATE_MBPS=100 SENDERS=10 PRE_US='' POST_US='' SAMPLE_US='' BACKEND=netns
+START=connect
 
 usage() {
 	cat <<USAGE
@@ -30,6 +31,13 @@ usage: testbed/incast/run.sh --cc SPEC --out DIR [options]
   --pre-us T          long flow alone before the incast (default 860 RTTs)
   --post-us T         run after the incast starts (default 1300 RTTs)
   --sample-us T       queue sampling interval (default 1.5 x base RTT)
+  --start S           connect (default): each incast sender connects at its
+                      instant and writes once connected (one after another
+                      on a guest's CPU); together: every sender connects at
+                      t = 0, before any queue, and the incast senders write
+                      from the incast's instant (plus their seeded jitter),
+                      so that their first windows leave together, as ns-3's
+                      flows do (docs/TESTBED.md)
   --backend B         netns (default): the star of testbed/lib/topology.sh;
                       mininet: the same star built by Mininet (a Linux
                       bridge, no controller; testbed/mininet/star.sh),
@@ -44,6 +52,9 @@ opts() {
 	--pre-us) tb_num "$1" "${2:-}"; PRE_US=$2 ;;
 	--post-us) tb_num "$1" "${2:-}"; POST_US=$2 ;;
 	--sample-us) tb_num "$1" "${2:-}"; SAMPLE_US=$2 ;;
+	--start) [[ ${2:-} =~ ^(together|connect)$ ]] ||
+		tb_die "--start: '${2:-}' is not together or connect"
+		START=$2 ;;
 	--backend) [[ ${2:-} =~ ^(netns|mininet)$ ]] ||
 		tb_die "--backend: '${2:-}' is not netns or mininet"
 		BACKEND=$2 ;;
@@ -70,10 +81,11 @@ if [ "$BACKEND" = mininet ]; then
 fi
 
 # One long flow from host 1 from t = 0, SENDERS more from hosts 2.. at PRE
-# plus each one's seeded jitter.
+# plus each one's seeded jitter; with --start together all connect at 0.
 flows() { # start_of_incast end
 	local i=1 j
 	echo "--listen $TB_RCV,$TB_RCV_ADDR,5001"
+	[ "$START" = connect ] || echo "--preconnect-us $1"
 	echo "--flow 0,$(tb_host 1),$TB_RCV_ADDR,5001,0,0,$2"
 	for j in $(tb_jitter "$SENDERS"); do
 		echo "--flow $i,$(tb_host $((i + 1))),$TB_RCV_ADDR,5001,$(($1 + j)),0,$2"
@@ -110,7 +122,8 @@ tb_trace_off "$WORK/trace.txt"
 [ "$SAMPLE" = 1 ] && mv "$WORK/qdisc-${TB_SW}-${TB_BOTTLENECK_DEV}.csv" "$WORK/qdisc.csv"
 cp -r "$WORK"/* "$OUT/"
 
-tb_param backend "$BACKEND" senders "$SENDERS" pre_us "$PRE_US" post_us "$POST_US" \
+tb_param backend "$BACKEND" senders "$SENDERS" start "$START" \
+	pre_us "$PRE_US" post_us "$POST_US" \
 	end_us "$END_US" sample_us "$([ "$SAMPLE" = 1 ] && echo "$SAMPLE_US" || echo 0)"
 tb_write_params "$OUT/params.json"
 echo "# incast: $CC done, raw data in $OUT"

@@ -213,6 +213,27 @@ awk_check "50 short flows all done" "$D/flows.csv" '
 	END { print d "/" n ex; exit !(n == 50 && d == n) }'
 check "--interval-us 0: no goodput.csv" test ! -e "$D/goodput.csv"
 
+# --preconnect-us: flows 1 and 2 start at 100 ms, connected 80 ms before
+# (at 20 ms); each is connected before its start and gets no byte before
+# it. Flow 3 starts at 10 ms, so it connects at 0.
+D=$OUT/pre
+mkdir -p "$D"
+"$TF" --out-dir "$D" --duration-us 300000 --interval-us 10000 \
+	--listen ".,$A,$PORT" --preconnect-us 80000 \
+	--flow "1,.,$A,$PORT,100000,100000,0" \
+	--flow "2,.,$A,$PORT,100000,100000,0" \
+	--flow "3,.,$A,$PORT,10000,100000,0" \
+	>"$D/summary.txt" 2>"$D/stderr.txt"
+check "--preconnect-us: exit 0" [ $? -eq 0 ]
+awk_check "--preconnect-us: connected before START_US, first byte after" \
+	"$D/flows.csv" '
+	NR > 1 { printf "%s connect %d started %d first %d; ", $1, $9, $10, $6
+		 n++
+		 if (!($9 >= 0 && $9 < $4 && $10 >= $4 && $6 >= $4 &&
+		       $12 == "done" && $8 == $5)) bad = 1
+		 if ($1 < 3 && $9 < 20000) bad = 1 }
+	END { exit bad || n != 3 }'
+
 # --- websearch-gen ------------------------------------------------------
 # Sizes uniform in [1000, 3000] B (mean 2000), 8 hosts on 2 leaves, 100
 # Mbit/s links, 50% load. A pair crosses leaves with probability 4/7; per
