@@ -218,7 +218,8 @@ static noinline u32 powertcp_route_gso_segs(struct sock *sk)
  * Bound the socket's skbs to @permille of its window (pt_gso_segs()); 0
  * gives it back the route's bound. The route is looked up only to raise
  * the bound, and nothing is written while it holds. Leaves in
- * flow.skb_segs the bound now in force (powertcp_skbs_sized()). Inlined, as powertcp_apply().
+ * flow.skb_segs the bound now in force (powertcp_skbs_sized()). Inlined,
+ * as powertcp_apply().
  */
 static __always_inline void powertcp_size_skbs(struct sock *sk,
 					       struct powertcp_sock *ca,

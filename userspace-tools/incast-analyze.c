@@ -24,8 +24,9 @@ static const char usage[] =
 "Metrics over [TA, T1] (TA defaults to T0, the incast start): bottleneck\n"
 "throughput, queue mean/p99/peak (the backlog, and the bytes waiting: the\n"
 "backlog without the packet in service), drain time to below B after the\n"
-"peak, combined score (of each), goodput and Jain index, drops, and a\n"
-"pre-incast baseline over [max(0, T0 - (T1 - T0)), T0). JSON to stdout\n"
+"peak, combined score (of each), goodput and Jain index, drops, the\n"
+"completion times of the sized flows (the queries), and a pre-incast\n"
+"baseline over [max(0, T0 - (T1 - T0)), T0). JSON to stdout\n"
 "(or --json OUT); --csv-row appends the same values as one CSV row\n"
 "(header if new).\n";
 
@@ -35,18 +36,50 @@ static const char usage[] =
 enum { Q_T, Q_BACKLOG, Q_BPKTS, Q_SENT, Q_SPKTS, Q_DROPS, Q_OVER, Q_NCOL };
 #define GOODPUT_HDR "time_us,flow_id,bytes_total"
 enum { G_T, G_ID, G_BYTES, G_NCOL };
-#define FLOWS_HDR "id,src_netns,cc,"	/* prefix is enough: rows counted */
+#define FLOWS_HDR "id,src_netns,cc,"	/* the header's prefix checked */
 
-/* Number of data rows of the flows CSV. */
-static long count_flows(const char *path)
+/*
+ * The flows CSV: its number of data rows, and the completion times of
+ * its sized flows (the incast's queries, --queries), in @fct (malloc'd,
+ * @ndone of @nsized done): completion_us - start_us of those whose status
+ * is done.
+ */
+enum { F_ID, F_NS, F_CC, F_START, F_BYTES, F_FIRST, F_DONE, F_RCVD,
+       F_CONNECT, F_STARTED, F_SENT, F_STATUS, F_NCOL };
+
+static long read_flows(const char *path, int64_t **fct, size_t *nsized,
+		       size_t *ndone)
 {
-	size_t cap = 0;
-	char *line = NULL;
+	size_t cap = 0, nf = 0;
+	char *line = NULL, *field[F_NCOL + 1];
 	FILE *f = csv_open(path, FLOWS_HDR, 1, &line, &cap);
+	int64_t start, bytes, done;
 	long n = 0;
 
-	while (getline(&line, &cap, f) >= 0)
-		n += csv_chomp(line) > 0;
+	*fct = NULL;
+	*nsized = *ndone = 0;
+	while (getline(&line, &cap, f) >= 0) {
+		if (!csv_chomp(line))
+			continue;
+		n++;
+		if (split_commas(line, field, F_NCOL + 1) != F_NCOL ||
+		    parse_s64(field[F_START], &start) ||
+		    parse_s64(field[F_BYTES], &bytes) ||
+		    parse_s64(field[F_DONE], &done))
+			die("%s: row %ld: not a flows.csv row", path, n);
+		if (bytes <= 0)
+			continue;
+		(*nsized)++;
+		if (strcmp(field[F_STATUS], "done") || done < start)
+			continue;
+		if (*ndone == nf) {
+			nf = nf ? 2 * nf : 64;
+			*fct = realloc(*fct, nf * sizeof(**fct));
+			if (!*fct)
+				die("out of memory");
+		}
+		(*fct)[(*ndone)++] = done - start;
+	}
 	fclose(f);
 	free(line);
 	return n;
@@ -122,6 +155,15 @@ static int cmp_s64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Nearest-rank percentile @pct of @v[0..n) (sorts it); -1 if n is 0. */
+static int64_t percentile(int64_t *v, size_t n, int pct)
+{
+	if (!n)
+		return -1;
+	qsort(v, n, sizeof(*v), cmp_s64);
+	return v[(pct * n + 99) / 100 - 1];
+}
+
 /* Nearest-rank p99 of the queue of samples a..b: rank ceil(0.99 n). */
 static int64_t p99_queue(size_t a, size_t b, int wait)
 {
@@ -132,8 +174,7 @@ static int64_t p99_queue(size_t a, size_t b, int wait)
 		die("out of memory");
 	for (i = 0; i < n; i++)
 		v[i] = queue_at(a + i, wait);
-	qsort(v, n, sizeof(*v), cmp_s64);
-	p = v[(99 * n + 99) / 100 - 1];
+	p = percentile(v, n, 99);
 	free(v);
 	return p;
 }
@@ -298,10 +339,10 @@ int main(int argc, char **argv)
 	};
 	const char *qpath = NULL, *gpath = NULL, *fpath = NULL, *alg = NULL;
 	const char *json = NULL, *csv = NULL;
-	int64_t t0 = -1, t1 = -1, ta = -1, bdp = 0, pre0, *gp, drops;
+	int64_t t0 = -1, t1 = -1, ta = -1, bdp = 0, pre0, *gp, drops, *fct;
 	double rate = 0, thr, thr_norm, avg_q, avg_w, score, gput, jain;
 	double pre_q = 0, pre_thr = 0;
-	size_t ngp, a, b, pa, pb, peak, peak_w;
+	size_t ngp, a, b, pa, pb, peak, peak_w, nq_flows, nq_done;
 	long nflows;
 	int c;
 
@@ -357,7 +398,7 @@ int main(int argc, char **argv)
 
 	qd = csv_read_ints(qpath, QDISC_HDR, Q_NCOL, CSV_MONOTONIC, &nq);
 	gp = csv_read_ints(gpath, GOODPUT_HDR, G_NCOL, 0, &ngp);
-	nflows = count_flows(fpath);
+	nflows = read_flows(fpath, &fct, &nq_flows, &nq_done);
 
 	/* The window: samples a..b, the first at >= ta to the last <= t1. */
 	a = first_from(ta, 0);
@@ -408,6 +449,14 @@ int main(int argc, char **argv)
 	add("jain_index", 0, "%.4f", jain);
 	add("drops", 0, "%lld", (long long)drops);
 	add("flows", 0, "%ld", nflows);
+	add("queries", 0, "%zu", nq_flows);
+	add("queries_done", 0, "%zu", nq_done);
+	add("query_fct_p50_us", 0, "%lld",
+	    (long long)percentile(fct, nq_done, 50));
+	add("query_fct_p99_us", 0, "%lld",
+	    (long long)percentile(fct, nq_done, 99));
+	add("query_fct_max_us", 0, "%lld",
+	    (long long)percentile(fct, nq_done, 100));
 	add("samples", 0, "%zu", b - a + 1);
 	add("mean_interval_us", 0, "%.3f",
 	    (double)(Q(b, Q_T) - Q(a, Q_T)) / (b - a));
@@ -419,6 +468,7 @@ int main(int argc, char **argv)
 	write_json(json);
 	if (csv)
 		write_csv_row(csv);
+	free(fct);
 	free(gp);
 	free(qd);
 	return 0;

@@ -22,7 +22,7 @@ TB_PROG=incast
 . "$ROOT/testbed/lib/topology.sh"
 
 RATE_MBPS=100 SENDERS=10 PRE_US='' POST_US='' SAMPLE_US='' BACKEND=netns
-START=connect
+START=connect QUERIES=0 QUERY_BYTES=2800
 
 usage() {
 	cat <<USAGE
@@ -38,6 +38,12 @@ usage: testbed/incast/run.sh --cc SPEC --out DIR [options]
                       from the incast's instant (plus their seeded jitter),
                       so that their first windows leave together, as ns-3's
                       flows do (docs/TESTBED.md)
+  --queries N         N queries besides, sized flows of --query-bytes from
+                      the incast senders' hosts in turn, at the incast's
+                      instant (plus seeded jitter), as the paper's burst
+                      experiment's 255 (default 0); their completion times
+                      are in the summary
+  --query-bytes B     a query's size (default 2800, the artifact's)
   --backend B         netns (default): the star of testbed/lib/topology.sh;
                       mininet: the same star built by Mininet (a Linux
                       bridge, no controller; testbed/mininet/star.sh),
@@ -55,6 +61,8 @@ opts() {
 	--start) [[ ${2:-} =~ ^(together|connect)$ ]] ||
 		tb_die "--start: '${2:-}' is not together or connect"
 		START=$2 ;;
+	--queries) tb_num0 "$1" "${2:-}"; QUERIES=$2 ;;
+	--query-bytes) tb_num "$1" "${2:-}"; QUERY_BYTES=$2 ;;
 	--backend) [[ ${2:-} =~ ^(netns|mininet)$ ]] ||
 		tb_die "--backend: '${2:-}' is not netns or mininet"
 		BACKEND=$2 ;;
@@ -65,6 +73,8 @@ opts() {
 
 tb_parse_args opts "$@"
 [ "$SENDERS" -le 200 ] || tb_die "--senders: at most 200"
+[ "$QUERIES" -le 1000 ] || tb_die "--queries: at most 1000"
+[ "$QUERIES" = 0 ] || [ "$SENDERS" -ge 1 ] || tb_die "--queries: needs a sender"
 tb_setup
 TAU_US=${TAU_US:-$RTT_US}
 PRE_US=${PRE_US:-$((860 * RTT_US))}
@@ -89,6 +99,12 @@ flows() { # start_of_incast end
 	echo "--flow 0,$(tb_host 1),$TB_RCV_ADDR,5001,0,0,$2"
 	for j in $(tb_jitter "$SENDERS"); do
 		echo "--flow $i,$(tb_host $((i + 1))),$TB_RCV_ADDR,5001,$(($1 + j)),0,$2"
+		i=$((i + 1))
+	done
+	# Queries: ids from 1000, on the incast senders' hosts in turn.
+	i=0
+	[ "$QUERIES" = 0 ] || for j in $(SEED=$((SEED + 1000)) tb_jitter "$QUERIES"); do
+		echo "--flow $((1000 + i)),$(tb_host $((i % SENDERS + 2))),$TB_RCV_ADDR,5001,$(($1 + j)),$QUERY_BYTES,0"
 		i=$((i + 1))
 	done
 }
@@ -123,6 +139,7 @@ tb_trace_off "$WORK/trace.txt"
 cp -r "$WORK"/* "$OUT/"
 
 tb_param backend "$BACKEND" senders "$SENDERS" start "$START" \
+	queries "$QUERIES" query_bytes "$QUERY_BYTES" \
 	pre_us "$PRE_US" post_us "$POST_US" \
 	end_us "$END_US" sample_us "$([ "$SAMPLE" = 1 ] && echo "$SAMPLE_US" || echo 0)"
 tb_write_params "$OUT/params.json"

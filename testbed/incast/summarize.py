@@ -35,7 +35,11 @@ COLUMNS = [("avg_throughput_mbps", "%.2f"), ("link_rate_mbps", "%.0f"),
            ("peak_queue_bytes", "%.0f"), ("avg_waiting_bytes", "%.0f"),
            ("p99_waiting_bytes", "%.0f"), ("drain_time_us", "%.0f"),
            ("combined_score", "%.1f"), ("waiting_score", "%.1f")]
-NEVER = {"drain_time_us"}	# -1: never drained
+NEVER = {"drain_time_us", "query_fct_p50_us", "query_fct_p99_us",
+         "query_fct_max_us"}	# -1: never drained, none done
+# With --queries: their completion times (-1 where none finished).
+QUERY_COLUMNS = [("queries_done", "%.0f"), ("query_fct_p50_us", "%.0f"),
+                 ("query_fct_p99_us", "%.0f"), ("query_fct_max_us", "%.0f")]
 
 
 def analyze(run):
@@ -87,7 +91,9 @@ def main():
                       "queue")
     algs = aggregate(rows)
     seeds = sorted({r["seed"] for r in rows})
-    metrics = [k for k, _ in COLUMNS] + ["headroom_mbps"]
+    cols = COLUMNS + (QUERY_COLUMNS if any(r.get("queries") for r in rows)
+                      else [])
+    metrics = [k for k, _ in cols] + ["headroom_mbps"]
     csv_rows = []
     for a in algs:
         c = {"algorithm": a["algorithm"], "n_seeds": a["n_seeds"],
@@ -99,10 +105,10 @@ def main():
                        "algorithms": algs, "runs": rows})
     print("# incast: mean ± sd over the seeds (%s)"
           % ", ".join(str(s) for s in seeds))
-    print_table(["algorithm", "seeds"] + [k for k, _ in COLUMNS],
+    print_table(["algorithm", "seeds"] + [k for k, _ in cols],
                 [[a["algorithm"], str(a["n_seeds"])] +
                  [f % a[k]["mean"] if k == "link_rate_mbps" else
-                  pm(a.get(k), f) for k, f in COLUMNS] for a in algs])
+                  pm(a.get(k), f) for k, f in cols] for a in algs])
 
 
 if __name__ == "__main__":

@@ -120,6 +120,37 @@ for cc in theta_powertcp cubic; do
 	check "$cc: incast senders start at the incast" incast_on_time "$d"
 	check "$cc: queue samples land at the interval" samples_land "$d"
 done
+# --start together and --queries: the incast senders connect at 0 and
+# write from PRE (plus jitter); 20 queries of 2800 B come with them, on
+# the senders' hosts, and all finish.
+rm -rf "$OUT.together"
+d=$OUT.together/theta_powertcp/seed-1
+check "theta_powertcp: short incast, --start together --queries 20" \
+	bash "$ROOT/testbed/incast/run.sh" --cc theta_powertcp --out "$d" \
+	--pre-us $PRE --post-us $POST --kmod-dir "$KMOD_DIR" --start together \
+	--queries 20
+check "together: connected before the incast, writing from it" \
+	awk -F, -v pre=$PRE 'NR > 1 && $1 > 0 {
+		n++; if ($9 < 0 || $9 >= pre || $10 < $4 || $10 > $4 + 5000) bad++
+	} END { printf "%d senders and queries", n; exit !(n == 30 && !bad) }' \
+	"$d/flows.csv"
+check "together: 20 queries of 2800 B, all done, completion times summarized" \
+	/usr/bin/python3 - "$ROOT" "$d" <<'PY'
+import csv, os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "testbed", "incast"))
+import summarize  # noqa: E402
+rows = [r for r in csv.DictReader(open(sys.argv[2] + "/flows.csv"))
+        if int(r["id"]) >= 1000]
+s = summarize.analyze(sys.argv[2])
+print("%d queries, %d done, p99 %d us" % (s["queries"], s["queries_done"],
+                                          s["query_fct_p99_us"]))
+ok = (len(rows) == 20 and all(r["status"] == "done" and
+                              int(r["bytes_received"]) == 2800 for r in rows)
+      and s["queries"] == 20 and s["queries_done"] == 20 and
+      0 < s["query_fct_p50_us"] <= s["query_fct_p99_us"] <=
+      s["query_fct_max_us"])
+sys.exit(0 if ok else 1)
+PY
 check "summary table written for both" sh -c "/usr/bin/python3 '$ROOT/testbed/incast/summarize.py' \
 	'$OUT' > '$OUT/table.txt' && grep -c . '$OUT/table.txt'"
 for cc in theta_powertcp cubic; do

@@ -178,6 +178,8 @@ window_start_us 100000
 window_end_us 200000
 pre_avg_queue_bytes 5000 0.0005
 pre_throughput_mbps 100 0.0005
+queries 0
+query_fct_p99_us -1
 EOF
 if note=$("$PY3" -c '
 import json, sys
@@ -213,7 +215,16 @@ awk 'BEGIN {
 		       n[k + 1], k * 12500, k * 8
 	print "11000,1540,2,137500,88,0,0"
 }' >"$DW/qdisc.csv"
-cp "$D1/goodput.csv" "$D1/flows.csv" "$DW/"
+cp "$D1/goodput.csv" "$DW/"
+# And the queries' completion times: three sized flows from 100 us, two
+# done in 1000 and 3000 us, one not done; the long flow is not one.
+{
+	head -n 1 "$D1/flows.csv"
+	echo "0,h0,cubic,0,0,1,-1,1,1,1,1,closed"
+	echo "1000,h1,cubic,100,2800,300,1100,2800,50,100,2800,done"
+	echo "1001,h2,cubic,100,2800,300,3100,2800,50,100,2800,done"
+	echo "1002,h3,cubic,100,2800,-1,-1,0,50,100,2800,active"
+} >"$DW/flows.csv"
 INW="--qdisc $DW/qdisc.csv --goodput $DW/goodput.csv --flows $DW/flows.csv --algorithm cubic --link-mbps 100 --bdp-bytes 25000"
 # shellcheck disable=SC2086
 "$A" $INW --incast-us 0 --end-us 10000 --json "$OUT/wait.json" 2>&1
@@ -224,6 +235,11 @@ peak_waiting_bytes 3000
 avg_queue_bytes $(awk 'BEGIN { printf "%.4f", 16000 / 11 }') 0.001
 peak_queue_bytes 4000
 waiting_score $(awk 'BEGIN { printf "%.4f", exp(5) - 9000 / 11 / 100 }') 0.002
+queries 3
+queries_done 2
+query_fct_p50_us 1000
+query_fct_p99_us 3000
+query_fct_max_us 3000
 EOF
 # shellcheck disable=SC2086
 "$A" $INW --incast-us 10000 --end-us 11000 --json "$OUT/wait2.json" 2>&1

@@ -210,35 +210,34 @@ awk_check "200 short flows all done" "$D/flows.csv" '
 # 1000 B datagrams (1042 B at the qdisc) back to back into a tbf at
 # 1 Mbit/s whose bucket holds one. The first leaves at once, the second
 # is in service for its tokens' 8 ms, the third waits behind it: the
-# backlog peaks at 2 packets, 2084 B, of which one, 1042 B, waits.
+# backlog peaks at 2 packets, 2084 B, of which one, 1042 B, waits. Sent
+# by bash's /dev/udp from the run's start: a Python would take longer to
+# start in a guest than some runs are long.
 D=$OUT/run4
 mkdir -p "$D"
 tc -n "${P}sw" qdisc replace dev out root handle 1: tbf rate 1mbit \
 	burst 1600 limit 10000
-"$TF" --out-dir "$D" --duration-us 300000 --quiet "${L[@]}" \
+"$TF" --out-dir "$D" --duration-us 2000000 --quiet "${L[@]}" \
 	--sample "${P}sw,out,500" --epoch-file "$D/epoch" 2>"$D/stderr.txt" &
 tfpid=$!
-# After tcpflows's setup (the epoch file), inside its 300 ms.
-for _ in $(seq 100); do [ -s "$D/epoch" ] && break; sleep 0.05; done
-sleep 0.05
-nsx h1 /usr/bin/python3 -c '
-import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for _ in range(3):
-    s.sendto(b"x" * 1000, ("10.0.100.2", 9))'
+for _ in $(seq 200); do [ -s "$D/epoch" ] && break; sleep 0.05; done
+nsx h1 bash -c 'p=$(printf "%1000s" ""); for _ in 1 2 3; do
+	printf %s "$p" > /dev/udp/10.0.100.2/9; done'
 wait $tfpid
 check "tbf at 1 Mbit/s: tcpflows samples it, exit 0" [ $? -eq 0 ]
 "$BIN/incast-analyze" --qdisc "$D/qdisc-${P}sw-out.csv" \
 	--goodput "$D/goodput.csv" --flows "$D/flows.csv" --algorithm cubic \
-	--link-mbps 1 --incast-us 0 --end-us 300000 --bdp-bytes 1042 \
+	--link-mbps 1 --incast-us 0 --end-us 2000000 --bdp-bytes 1042 \
 	--json "$D/summary.json" 2>>"$D/stderr.txt"
 check "two packets at the tbf: one in service, one waiting (1042 B)" \
 	/usr/bin/python3 -c '
-import json, sys
+import csv, json, sys
 s = json.load(open(sys.argv[1]))
-print("backlog peak %d B, waiting peak %d B, %d samples"
-      % (s["peak_queue_bytes"], s["peak_waiting_bytes"], s["samples"]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+sent = int(rows[-1]["sent_pkts"]) - int(rows[0]["sent_pkts"])
+print("backlog peak %d B, waiting peak %d B, %d samples, %d packets sent"
+      % (s["peak_queue_bytes"], s["peak_waiting_bytes"], s["samples"], sent))
 sys.exit(s["peak_queue_bytes"] != 2084 or s["peak_waiting_bytes"] != 1042)' \
-	"$D/summary.json" || { awk -F, 'NR == 1 || $2 > 0 || NR % 100 == 2' "$D/qdisc-${P}sw-out.csv" | head -20 | sed "s/^/# /"; cat "$D/stderr.txt"; false; }
+	"$D/summary.json" "$D/qdisc-${P}sw-out.csv"
 
 tap_done
