@@ -121,8 +121,9 @@ for cc in theta_powertcp cubic; do
 	check "$cc: queue samples land at the interval" samples_land "$d"
 done
 # --start together and --queries: the incast senders connect at 0 and
-# write from PRE (plus jitter); 20 queries of 2800 B come with them, on
-# the senders' hosts, and all finish.
+# write from PRE (plus jitter; within 20 ms: 30 first writes take a TCG
+# guest's loop up to 8 ms); 20 queries of 2800 B come with them, on the
+# senders' hosts, and all finish.
 rm -rf "$OUT.together"
 d=$OUT.together/theta_powertcp/seed-1
 check "theta_powertcp: short incast, --start together --queries 20" \
@@ -131,7 +132,7 @@ check "theta_powertcp: short incast, --start together --queries 20" \
 	--queries 20
 check "together: connected before the incast, writing from it" \
 	awk -F, -v pre=$PRE 'NR > 1 && $1 > 0 {
-		n++; if ($9 < 0 || $9 >= pre || $10 < $4 || $10 > $4 + 5000) bad++
+		n++; if ($9 < 0 || $9 >= pre || $10 < $4 || $10 > $4 + 20000) bad++
 	} END { printf "%d senders and queries", n; exit !(n == 30 && !bad) }' \
 	"$d/flows.csv"
 check "together: 20 queries of 2800 B, all done, completion times summarized" \
