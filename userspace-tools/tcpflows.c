@@ -343,13 +343,13 @@ static void sender_close(struct flow *f)
 	f->sstate = S_CLOSED;
 }
 
-/* Turn the sender's EPOLLOUT on or off. */
-static void want_out(struct flow *f, int on)
+/* Turn the sender's EPOLLOUT on or off; epoll_ctl()'s result. */
+static int want_out(struct flow *f, int on)
 {
 	struct epoll_event e = { .events = on ? EPOLLOUT : 0,
 				 .data.ptr = &f->ev };
 
-	epoll_ctl(lp.ep, EPOLL_CTL_MOD, f->ev.fd, &e);
+	return epoll_ctl(lp.ep, EPOLL_CTL_MOD, f->ev.fd, &e);
 }
 
 /* Time, from the epoch, at which the flow connects. */
@@ -439,11 +439,7 @@ static void on_send(struct flow *f)
 				   cfg.app_rate_mbps / 8000;
 
 		if (allowed <= f->st.sent) {
-			struct epoll_event e = { .events = 0,
-						 .data.ptr = &f->ev };
-
-			if (!f->throttled &&
-			    !epoll_ctl(lp.ep, EPOLL_CTL_MOD, f->ev.fd, &e)) {
+			if (!f->throttled && !want_out(f, 0)) {
 				f->throttled = 1;
 				lp.nthrottled++;
 			}
@@ -682,15 +678,13 @@ static void unthrottle(void)
 
 	for (i = 0; i < ft.n; i++) {
 		struct flow *f = &ft.v[i];
-		struct epoll_event e = { .events = EPOLLOUT,
-					 .data.ptr = &f->ev };
 
 		if (!f->throttled)
 			continue;
 		f->throttled = 0;
 		lp.nthrottled--;
 		if (f->ev.fd >= 0)
-			epoll_ctl(lp.ep, EPOLL_CTL_MOD, f->ev.fd, &e);
+			want_out(f, 1);
 	}
 }
 
