@@ -107,6 +107,16 @@ websearch: ## web-search FCT slowdowns at 20, 50 and 80% load
 	bash testbed/run.sh websearch
 	$(REPORT)
 
+# Our algorithms against each peer, and CUBIC against BBR (the share
+# CUBIC itself gets, the reference for BBR's pairs); each guest runs one
+# algorithm's cases for one seed (about 25 minutes).
+COEXIST_SEEDS ?= 2
+coexist: ## next to CUBIC, Reno, BBR and DCTCP: shared FIFO, isolated classes (COEXIST_SEEDS, 2)
+	bash testbed/run.sh coexist --seeds $(COEXIST_SEEDS)
+	bash testbed/run.sh coexist --algorithms cubic --seeds $(COEXIST_SEEDS) \
+		-- --peers bbr --queues shared
+	$(REPORT)
+
 reproduce: ## all three experiments, and one report of them
 	bash testbed/run.sh incast --seeds $(SEEDS)
 	bash testbed/run.sh fairness --seeds $(SEEDS)

@@ -118,7 +118,8 @@ v612=$(kver_of "$img612")
 
 pkgs=(build-essential bc flex bison kmod cpio xz-utils zstd busybox-static
       libelf-dev libssl-dev
-      qemu-system-x86 sparse iperf3 iproute2 ethtool python3 python3-matplotlib
+      qemu-system-x86 sparse iperf3 iproute2 ethtool iptables python3
+      python3-matplotlib
       python3-numpy python3-optuna linux-source-6.1 clang libclang-rt-14-dev
       bpftool libbpf-dev llvm dkms dh-dkms debhelper lintian
       mininet iputils-ping shellcheck pyflakes3

@@ -23,7 +23,8 @@ usage() {
 	cat <<USAGE
 usage: testbed/run.sh EXPERIMENT [options] [-- options for testbed/EXPERIMENT/run.sh]
 EXPERIMENT is incast, fairness or websearch (the paper's experiments),
-faults (the fault matrix) or bench-ack (the per-ACK cost benchmark).
+coexist (next to other algorithms), faults (the fault matrix) or
+bench-ack (the per-ACK cost benchmark).
   --algorithms A,B,.. the algorithms, comma-separated specs (below)
                       (default: those of testbed/algorithms.tsv for the
                       experiment; for incast:
@@ -32,7 +33,7 @@ faults (the fault matrix) or bench-ack (the per-ACK cost benchmark).
                       faults and bench-ack take it more than once (default
                       both), results in OUT/KERNEL/; faults also takes
                       debug, the kernel of make check-debug (built first)
-  --seeds N|S,S,..    incast and fairness: run every algorithm once per
+  --seeds N|S,S,..    incast, fairness, coexist: every algorithm once per
                       seed, seeds 1..N or those listed (one seed S alone:
                       S,), each in its own guest (default 1; make incast
                       and make fairness: SEEDS=3). The seed sets the
@@ -41,7 +42,7 @@ faults (the fault matrix) or bench-ack (the per-ACK cost benchmark).
                       -- --seed S, and so does the fault matrix
   --jobs N            guests at a time (default 2)
   --timeout SEC       stop a guest after SEC s of wall time (default 1200;
-                      websearch and faults 7200, faults on debug 21600,
+                      websearch, coexist and faults 7200, faults on debug 21600,
                       bench-ack 3600: a web-search run costs ~0.7 s of wall
                       time a flow in an idle host's guest, several times
                       that on a busy one)
@@ -81,7 +82,7 @@ value stops the run. Modules that have base_rtt_us and line_rate_mbps get
 the experiment's tau and rate unless the spec sets them. bench-ack times
 the per-ACK hooks of the registry's hooks column, so it takes only the
 registry's algorithms. Results of NAME with seed S go to
-OUT/NAME/seed-S (incast, fairness), OUT/NAME (web search),
+OUT/NAME/seed-S (incast, fairness, coexist), OUT/NAME (web search),
 OUT/KERNEL/NAME/CASE (faults) or OUT/RELEASE (bench-ack): each run's
 params.json records the seed, the module, its build id and every
 parameter in force.
@@ -111,9 +112,9 @@ bad() {
 EXP=${1:-}
 shift || true
 case $EXP in
-incast|fairness|websearch|faults|bench-ack) ;;
+incast|fairness|websearch|coexist|faults|bench-ack) ;;
 -h|--help) usage; exit 0 ;;
-*) bad "usage: testbed/run.sh incast|fairness|websearch|faults|bench-ack [options] (see --help)" ;;
+*) bad "usage: testbed/run.sh incast|fairness|websearch|coexist|faults|bench-ack [options] (see --help)" ;;
 esac
 ALGS=$(tb_reg_names "$EXP" | paste -sd, -)
 KERNELS=() JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG='' BPF=0 TIMEOUT=''
@@ -164,7 +165,7 @@ fi
 
 # The seeds: N is 1..N, a list is those (each a positive integer, once).
 SEEDS=()
-if [ "$EXP" != incast ] && [ "$EXP" != fairness ]; then
+if [[ ! $EXP =~ ^(incast|fairness|coexist)$ ]]; then
 	[ -z "$SEEDS_ARG" ] || bad "--seeds: $EXP takes its seed" \
 		"as -- --seed S"
 else
@@ -255,8 +256,22 @@ else
 	[[ $OUT == /* ]] || OUT=$CALLER/$OUT
 fi
 
+# spec_abs SPEC OPTION: ABS, SPEC (parsed: tb_cc_parse) with its module
+# file, if it names one, made absolute (relative to the caller's
+# directory) and shared with the guests.
+spec_abs() {
+	local ko=$TB_CC_KO
+	ABS=$1
+	[ -n "$ko" ] || return 0
+	[[ $ko == /* ]] || ko=$CALLER/$ko
+	[[ -r $ko && ! -d $ko ]] || bad "$2: $TB_CC: no module file $ko"
+	ko=$(cd "$(dirname "$ko")" && pwd -P)/$(basename "$ko")
+	[ "$NATIVE" = 1 ] || share "$(dirname "$ko")"
+	ABS=$TB_CC=$ko${1#*=*.ko}
+}
+
 # The algorithms: parsed as the experiments will, module files made
-# absolute (relative to the caller's directory) and shared if need be.
+# absolute and shared if need be.
 IFS=, read -r -a specs <<< "$ALGS"
 [ ${#specs[@]} -gt 0 ] || bad "--algorithms: empty"
 names=() SPECS=()
@@ -270,18 +285,25 @@ for s in "${specs[@]}"; do
 			bad "--algorithms: bench-ack knows no per-ACK hooks of" \
 				"$TB_CC (the hooks column of testbed/algorithms.tsv)"
 	fi
-	if [ -n "$TB_CC_KO" ]; then
-		ko=$TB_CC_KO
-		[[ $ko == /* ]] || ko=$CALLER/$ko
-		[[ -r $ko && ! -d $ko ]] ||
-			bad "--algorithms: $TB_CC: no module file $ko"
-		ko=$(cd "$(dirname "$ko")" && pwd -P)/$(basename "$ko")
-		[ "$NATIVE" = 1 ] || share "$(dirname "$ko")"
-		s=$TB_CC=$ko${s#*=*.ko}
-	fi
 	names+=("$TB_CC")
-	SPECS+=("$s")
+	spec_abs "$s" --algorithms
+	SPECS+=("$ABS")
 done
+# coexist's peers (-- --peers SPECS) likewise.
+if [ "$EXP" = coexist ]; then
+	for i in "${!EXTRA[@]}"; do
+		[ "${EXTRA[$i]}" = --peers ] && [ -n "${EXTRA[$((i + 1))]:-}" ] ||
+			continue
+		IFS=, read -r -a list <<< "${EXTRA[$((i + 1))]}"
+		a=''
+		for s in "${list[@]}"; do
+			TB_CC_OPT=--peers tb_cc_parse "$s"
+			spec_abs "$s" --peers
+			a+=${a:+,}$ABS
+		done
+		EXTRA[i + 1]=$a
+	done
+fi
 
 # Every run's arguments, checked by the experiment's own parser on this
 # host (--check-args: its options, a module file's parameters) before
@@ -417,7 +439,7 @@ fi
 # The jobs, a guest each. RUN_K (the kernel's index), RUN_LABEL, RUN_SPEC
 # (a spec, or bench-ack's algorithms space-separated), RUN_DIR (where
 # under OUT, and under STAGE while it runs), RUN_SEED are parallel: every
-# algorithm with every seed (incast, fairness); every algorithm once
+# algorithm with every seed (incast, fairness, coexist); every algorithm once
 # (websearch; its seed in EXTRA); every algorithm in every kernel
 # (faults); every kernel once, all algorithms in it (bench-ack).
 RUN_K=() RUN_LABEL=() RUN_SPEC=() RUN_DIR=() RUN_SEED=()
@@ -449,7 +471,7 @@ timeout_of() { # kernel
 	if [ -n "$TIMEOUT" ]; then echo "$TIMEOUT"; return; fi
 	case $EXP:$1 in
 	faults:debug) echo 21600 ;;	# under -icount ~7x slower (docs/RELIABILITY.md)
-	faults:*|websearch:*) echo 7200 ;;
+	faults:*|websearch:*|coexist:*) echo 7200 ;;
 	bench-ack:*) echo 3600 ;;
 	*) echo 1200 ;;
 	esac
@@ -592,7 +614,7 @@ fi
 for i in "${!RUN_DIR[@]}"; do
 	d=${RUN_DIR[$i]}
 	case $EXP in
-	incast|fairness) [[ $d == _nosample/* ]] || rm -rf "${OUT:?}/${d%%/*}"/seed-* ;;
+	incast|fairness|coexist) [[ $d == _nosample/* ]] || rm -rf "${OUT:?}/${d%%/*}"/seed-* ;;
 	*) rm -rf "${OUT:?}/$d" ;;
 	esac
 done
@@ -607,6 +629,12 @@ if [ "$EXP" = faults ]; then
 		mv "$STAGE/$k"/run.json "$STAGE/$k"/guest-dmesg-*.txt "$OUT/$k/" 2>/dev/null || true
 	done
 fi
+# Beside each algorithm's runs too: how they were made, when later runs
+# of other algorithms (other options) joined them in OUT.
+case $EXP in
+incast|fairness|coexist)
+	for n in "${names[@]}"; do cp "$STAGE/run.json" "$OUT/$n/run.json"; done ;;
+esac
 mv "$STAGE/run.json" "$OUT/run.json"
 rm -rf "$STAGE"
 
