@@ -179,6 +179,16 @@ evolve: ## the evolution search of powertcp_evo (resumes; TRIALS=N more, default
 	bash scripts/setup.sh
 	/usr/bin/python3 testbed/evolve/search.py --trials $(TRIALS)
 
+# The same search as WORKERS processes sharing one study in a private
+# PostgreSQL server (results/evolve-shared/pg/), until it holds TRIALS
+# trials; PG_LISTEN='*' lets workers on other machines join (the URL is
+# printed). EVOLVE_ARGS: search.py's options (--stand-in 2: no guests).
+WORKERS ?= 2
+evolve-shared: ## the search as WORKERS workers sharing a PostgreSQL study until it holds TRIALS (PG_LISTEN=, EVOLVE_ARGS=)
+	bash scripts/setup.sh
+	bash testbed/evolve/shared.sh --workers $(WORKERS) --trials $(TRIALS) \
+		$(if $(PG_LISTEN),--listen '$(PG_LISTEN)') -- $(EVOLVE_ARGS)
+
 evolve-rankcheck: ## short windows against full-length runs on a sample
 	/usr/bin/python3 testbed/evolve/rankcheck.py
 
@@ -205,4 +215,4 @@ help: ## this list
 .PHONY: all modules install dkms-install dkms-uninstall deb clean distclean \
 	tools bpf unit quick check check-dkms check-debug incast fairness \
 	websearch reproduce faults update-docs mininet idle-probe fuzz-long \
-	bench-ack evolve evolve-rankcheck evolve-heldout evolve-websearch help
+	bench-ack evolve evolve-shared evolve-rankcheck evolve-heldout evolve-websearch help

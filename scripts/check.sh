@@ -11,10 +11,12 @@
 #   line_rate_auto's (two NICs), the tools' namespace test and every
 #   testbed/tests/test_*.sh (the short experiment pipelines) inside it; the
 #   fault matrix's smoke cases (testbed/tests/test_faults.sh) on the last
-#   kernel only. The kernels' guests run side by side, one guest a kernel
-#   at a time (--lane I, internal: kernel I's guest suites alone). The
-#   package installed in a guest, DKMS building under TCG (about 1000 s a
-#   kernel), is not part of it: make check-dkms.
+#   kernel only; the runners' own suites on the host (scripts/tests/:
+#   shares, oopses, run.sh keeping OUT, search.py's shared study). The
+#   kernels' guests run side by side, one guest a kernel at a time (--lane
+#   I, internal: kernel I's guest suites alone). The package installed
+#   in a guest, DKMS building under TCG (about 1000 s a kernel), is not
+#   part of it: make check-dkms.
 #
 #   scripts/check.sh                      Debian's 6.1 and 6.12
 #   scripts/check.sh --kernel 6.12        one of them
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
 	--kdir) KDIR=${2:?--kdir needs a value}; shift ;;
 	--modules) MODULES=${2:?--modules needs a value}; shift ;;
 	--lane) LANE=${2:?--lane needs a value}; shift ;;	# ours, below
-	-h|--help) sed -n '4,29p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,31p' "$0"; exit 0 ;;
 	*) echo "check: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -192,6 +194,10 @@ suite "make quick: lints, unit tests, ${FUZZ_SECONDS} s fuzz, tools and analyzer
 	env FUZZ_SECONDS="$FUZZ_SECONDS" bash scripts/quick.sh
 # Host paths given to guest runs (vm-run --share, run.sh --out); one guest.
 suite "vm-run --share and run.sh paths (host)" bash scripts/tests/test_vm_share.sh
+# The search's workers sharing one study in a private PostgreSQL server,
+# one of them killed mid-trial; no guest.
+suite "search.py: two workers share a PostgreSQL study, one killed (host)" \
+	bash scripts/tests/test_evolve_shared.sh
 # A guest that oopses or panics ends at once, exit 91; two short guests.
 suite "vm-run: an oops or a panic ends the guest" bash scripts/tests/test_vm_oops.sh
 # The BPF struct_ops build, natively: this host's kernel may have BPF but

@@ -10,6 +10,9 @@
 #   - mininet and iputils-ping (mn's pingall) for the Mininet backend
 #     (routers, no switch, no Open vSwitch: --no-install-recommends);
 #   - shellcheck and pyflakes3 for make quick's lints;
+#   - postgresql and python3-psycopg2 for the search's shared study
+#     (scripts/pg-private.sh runs a server of its own; Debian's package
+#     also sets up a system cluster, which nothing here uses);
 #   - Debian's 6.1 (bookworm) kernel image + headers;
 #   - Debian's 6.12 (bookworm-backports) kernel image + headers, adding the
 #     backports suite from the machine's own Debian mirror entry if missing;
@@ -66,6 +69,7 @@ if [ -f "$STAMP" ]; then
 		 libclang-rt-14-dev python3-matplotlib python3-optuna \
 		 bpftool libbpf-dev llvm dkms dh-dkms debhelper lintian \
 		 mininet iputils-ping shellcheck pyflakes3 linux-source-6.1 \
+		 postgresql python3-psycopg2 \
 		 "linux-image-${KVER_61:-none}" "linux-headers-${KVER_61:-none}" \
 		 "linux-image-${KVER_612:-none}" "linux-headers-${KVER_612:-none}"; do
 		installed "$p" || { all=0; break; }
@@ -122,7 +126,7 @@ pkgs=(build-essential bc flex bison kmod cpio xz-utils zstd busybox-static
       python3-matplotlib
       python3-numpy python3-optuna linux-source-6.1 clang libclang-rt-14-dev
       bpftool libbpf-dev llvm dkms dh-dkms debhelper lintian
-      mininet iputils-ping shellcheck pyflakes3
+      mininet iputils-ping shellcheck pyflakes3 postgresql python3-psycopg2
       "linux-image-$v61" "linux-headers-$v61"
       "linux-image-$v612" "linux-headers-$v612")
 missing=()

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Evolve powertcp_evo on the real-kernel testbed (make evolve).
 
-    testbed/evolve/search.py [--trials N] [--jobs 2] [--study NAME]
-        [--storage URL] [--out results/evolve] [--kernel 6.1]
+    testbed/evolve/search.py [--trials N | --study-trials N] [--jobs 2]
+        [--study NAME] [--storage URL] [--out results/evolve] [--kernel 6.1]
 
 An Optuna study (TPE sampler) over powertcp_evo's module parameters and its
 law variant (the `variant` parameter: the named variants of
@@ -13,23 +13,43 @@ score less the arrivals' penalties (evaluate.py). Once per study, beside
 the first trials, θ-PowerTCP itself runs the same suite (OUT/reference/):
 the reference of the web-search tail penalty, and the line on the plot; a
 trial's objective is final when both are done.
-The study lives in --storage (default: SQLite at OUT/study.db), so a search
-resumes where it stopped, in this session or a later one, and several
-machines can run workers against one shared PostgreSQL/MySQL URL.
 
-Writes OUT/history.csv (every trial: parameters, score and its components),
-OUT/best.json and OUT/best.png (best score against trial), and each trial's
-raw data under OUT/trials/NNNN/.
+The study lives in --storage (default: SQLite at OUT/study.db), so a search
+resumes where it stopped, in this session or a later one, and workers on
+several machines can share one study through a PostgreSQL URL
+(make evolve-shared). --trials N runs N more trials in this worker;
+--study-trials N runs trials until the study holds N, whichever worker
+runs them. A worker asks for its trials under a lock of the study's
+database (a PostgreSQL or MySQL advisory lock): the start points are
+enqueued once, the budget is counted right, no waiting trial is handed
+to two workers. A running trial's worker records a
+heartbeat every --heartbeat seconds; a trial whose heartbeat is older
+than --grace seconds (its worker died) is failed by the next worker that
+asks for a trial, and run once more with the same parameters.
+
+Writes OUT/history.csv (every complete trial: parameters, score and its
+components), OUT/best.json and OUT/best.png (best score against trial),
+and each trial's raw data under OUT/trials/NNNN/.
+
+--stand-in SECONDS is a test instrument (scripts/tests/test_evolve_shared.sh):
+each trial sleeps SECONDS and scores a fixed function of its parameters,
+with no guest, no module snapshot and no θ reference run; the study,
+the workers and the outputs are the real search's.
 """
 import argparse
+import contextlib
 import csv
+import fcntl
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
 import time
+import warnings
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -74,6 +94,18 @@ ARRIVALS = [("fairness", "min_jain"), ("fairness", "starved_rtts"),
             ("websearch", "tail_slowdown")]
 
 
+# This worker, in the trials it runs (their user attribute "worker").
+WORKER = "%s:%d" % (socket.gethostname(), os.getpid())
+# The search's advisory lock in a shared database: PostgreSQL's key,
+# MySQL's name; (take, release) by the database's backend name.
+LOCK_KEY = 0x507754
+LOCK_SQL = {"postgresql": ("SELECT pg_advisory_lock(:k)",
+                           "SELECT pg_advisory_unlock(:k)", LOCK_KEY),
+            "mysql": ("SELECT GET_LOCK(:k, -1)", "SELECT RELEASE_LOCK(:k)",
+                      "powertcp_evolve")}
+DRIVERS = {"postgresql": "python3-psycopg2", "mysql": "python3-mysqldb"}
+
+
 def die(msg):
     sys.exit("search: " + msg)
 
@@ -88,41 +120,65 @@ def need_optuna():
     return optuna
 
 
+@contextlib.contextmanager
+def file_lock(path):
+    """PATH's exclusive flock: the workers of one machine sharing one OUT."""
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def replace_file(path, write, binary=False):
+    """PATH written by write(file) whole, then put in place: a reader, or
+    another worker writing the same OUT, never sees half a file."""
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "wb" if binary else "w",
+              **({} if binary else {"newline": ""})) as f:
+        write(f)
+    os.replace(tmp, path)
+
+
 def snapshot_module(out, kernel):
     """The study's own copy of powertcp_evo's build: every trial of a study
     runs the same code, whatever is rebuilt meanwhile. Made at the study's
     first start; a resumed study keeps it."""
     ko = os.path.join(out, "module", "tcp_powertcp_evo.ko")
-    if not os.path.exists(ko):
-        src = os.path.join(ensure_modules(kernels()[kernel]),
-                           "tcp_powertcp_evo.ko")
-        os.makedirs(os.path.dirname(ko), exist_ok=True)
-        shutil.copy(src, ko)
-        rev = subprocess.run(["git", "-C", ROOT, "describe", "--always",
-                              "--dirty"], capture_output=True,
-                             text=True).stdout.strip()
-        with open(ko + ".source", "w") as f:
-            f.write("built from %s for %s\n" % (rev, kernels()[kernel]))
+    with file_lock(os.path.join(out, ".module.lock")):
+        if not os.path.exists(ko):
+            src = os.path.join(ensure_modules(kernels()[kernel]),
+                               "tcp_powertcp_evo.ko")
+            os.makedirs(os.path.dirname(ko), exist_ok=True)
+            shutil.copy(src, ko)
+            rev = subprocess.run(["git", "-C", ROOT, "describe", "--always",
+                                  "--dirty"], capture_output=True,
+                                 text=True).stdout.strip()
+            with open(ko + ".source", "w") as f:
+                f.write("built from %s for %s\n" % (rev, kernels()[kernel]))
     return ko
 
 
 class Reference(threading.Thread):
     """θ-PowerTCP on the suite, once per study (OUT/reference/score.json),
     in the background; wait() gives its score.json, or None if it failed.
-    θ is its own reference: its tail penalty is 0 by definition."""
+    θ is its own reference: its tail penalty is 0 by definition. Workers
+    sharing OUT run it once: the others wait for its score."""
 
     def __init__(self, out, kernel):
         super().__init__(daemon=True)
         self.path = os.path.join(out, "reference", "score.json")
+        self.lock = os.path.join(out, ".reference.lock")
         self.kernel = kernel
         self.res = None
 
     def run(self):
-        if not os.path.exists(self.path):
-            print("reference: θ-PowerTCP on the training suite", flush=True)
-            subprocess.run([sys.executable, os.path.join(HERE, "evaluate.py"),
-                            "--out", os.path.dirname(self.path), "--kernel",
-                            self.kernel, "--algorithm", "theta_powertcp"])
+        with file_lock(self.lock):
+            if not os.path.exists(self.path):
+                print("reference: θ-PowerTCP on the training suite",
+                      flush=True)
+                subprocess.run([sys.executable,
+                                os.path.join(HERE, "evaluate.py"), "--out",
+                                os.path.dirname(self.path), "--kernel",
+                                self.kernel, "--algorithm", "theta_powertcp"])
         if os.path.exists(self.path):
             with open(self.path) as f:
                 self.res = json.load(f)
@@ -132,7 +188,9 @@ class Reference(threading.Thread):
         return self.res
 
 
-def evaluate(trial, out, kernel, ref, lock, progress):
+def evaluate(trial, out, kernel, ref, lock):
+    """A trial on the testbed: its score, its user attributes and the
+    progress line's middle."""
     need = dict(trial.params, **FIXED)
     tdir = os.path.join(out, "trials", "%04d" % trial.number)
     cmd = [sys.executable, os.path.join(HERE, "evaluate.py"), "--out", tdir,
@@ -140,7 +198,6 @@ def evaluate(trial, out, kernel, ref, lock, progress):
            os.path.join(out, "module", "tcp_powertcp_evo.ko")]
     for k, v in sorted(need.items()):
         cmd += ["--param", "%s=%d" % (k, v)]
-    t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         with lock:
@@ -160,46 +217,156 @@ def evaluate(trial, out, kernel, ref, lock, progress):
     with open(os.path.join(tdir, "score.json"), "w") as f:
         json.dump(res, f, indent=1)
     agg = res["aggregate"]
+    attrs = {}
     for k in COMPONENTS:
-        trial.set_user_attr(k, agg[k]["mean"])
-        trial.set_user_attr(k + "_min", agg[k]["min"])
-    trial.set_user_attr("cases", {c: v["combined_score"]
-                                  for c, v in res["cases"].items()})
-    trial.set_user_attr("incast_score", res["incast_score"])
-    trial.set_user_attr("penalty", sum(res["penalties"].values()))
+        attrs[k] = agg[k]["mean"]
+        attrs[k + "_min"] = agg[k]["min"]
+    attrs["cases"] = {c: v["combined_score"] for c, v in res["cases"].items()}
+    attrs["incast_score"] = res["incast_score"]
+    attrs["penalty"] = sum(res["penalties"].values())
     for case, k in ARRIVALS:
         if case in res["arrivals"]:
-            trial.set_user_attr(k, res["arrivals"][case][k])
-    with lock:
-        progress["done"] += 1
-        print("[%d/%d] trial %d: score %8.2f (incast %8.2f)  link %5.1f%%"
-              "  queue %6.0f B  (%.0f s)  %s" % (
-                  progress["done"], progress["total"], trial.number,
-                  res["score"], res["incast_score"],
-                  100 * agg["link_fraction"]["mean"],
-                  agg["avg_queue_bytes"]["mean"], time.time() - t0,
-                  " ".join("%s=%d" % kv for kv in sorted(need.items()))),
-              flush=True)
-    return res["score"]
+            attrs[k] = res["arrivals"][case][k]
+    return res["score"], attrs, "(incast %8.2f)  link %5.1f%%  queue %6.0f B" % (
+        res["incast_score"], 100 * agg["link_fraction"]["mean"],
+        agg["avg_queue_bytes"]["mean"])
 
 
-def objective_factory(out, kernel, ref, lock, progress):
+def stand_in(trial, out, seconds):
+    """--stand-in's trial: SECONDS of sleep, then a fixed function of the
+    parameters (0 at θ's, less the further from them, one point less for
+    each variant bit) in place of the testbed's score, and the same
+    attributes and OUT/trials/NNNN/score.json as a real trial's."""
+    time.sleep(seconds)
+    p = trial.params
+    score = -100 * sum(((p[k] - THETA[k]) / (hi - lo)) ** 2
+                       for k, (lo, hi, _) in SPACE.items())
+    score -= bin(p["variant"]).count("1")
+    agg = {"combined_score": score, "link_fraction": 1.0,
+           "avg_queue_bytes": p["target_permille"],
+           "p99_queue_bytes": p["target_permille"], "drain_time_us": 0,
+           "jain_index": 1.0}
+    attrs = dict(agg, incast_score=score, penalty=0.0)
+    attrs.update({k + "_min": v for k, v in agg.items()})
+    tdir = os.path.join(out, "trials", "%04d" % trial.number)
+    os.makedirs(tdir, exist_ok=True)
+    with open(os.path.join(tdir, "score.json"), "w") as f:
+        json.dump({"stand_in": seconds, "score": score, "params": p}, f,
+                  indent=1)
+    return score, attrs, "(stand-in)"
+
+
+def objective_factory(run, lock, progress):
+    """The objective: the trial's parameters suggested (a waiting trial's
+    are set already), run(trial) scores them."""
     def objective(trial):
         trial.suggest_categorical("variant", VARIANTS)
         for name, (lo, hi, log) in SPACE.items():
             trial.suggest_int(name, lo, hi, log=log)
-        return evaluate(trial, out, kernel, ref, lock, progress)
+        t0 = time.time()
+        score, attrs, detail = run(trial)
+        for k, v in attrs.items():
+            trial.set_user_attr(k, v)
+        need = dict(trial.params, **FIXED)
+        with lock:
+            progress["done"] += 1
+            print("[%s] trial %d: score %8.2f %s  (%.0f s)  %s" % (
+                "/".join(map(str, [progress["done"]] + progress["total"])),
+                trial.number, score,
+                detail, time.time() - t0,
+                " ".join("%s=%d" % kv for kv in sorted(need.items()))),
+                flush=True)
+        return score
     return objective
 
 
-def write_outputs(study, out, ref_score):
+class StudyLock:
+    """The lock under which a worker sets up the study and asks for its next
+    trial: this process's threads' (a threading.Lock) and, in a shared
+    database, every worker's on every machine (PostgreSQL's or MySQL's
+    advisory lock, held by a connection of our own: a worker that dies
+    releases it). SQLite has none; its study is one machine's."""
+
+    def __init__(self, url):
+        import sqlalchemy
+        self.text = sqlalchemy.text
+        self.thread = threading.Lock()
+        self.conn = None
+        backend = sqlalchemy.engine.make_url(url).get_backend_name()
+        self.sql = LOCK_SQL.get(backend)
+        self.engine = None
+        if self.sql:
+            try:
+                self.engine = sqlalchemy.create_engine(url)
+            except ImportError:
+                die("no driver for %s: apt-get install %s" % (
+                    backend, DRIVERS[backend]))
+
+    def __enter__(self):
+        self.thread.acquire()
+        try:
+            if self.sql:
+                self.conn = self.engine.connect()
+                self.conn.execute(self.text(self.sql[0]), {"k": self.sql[2]})
+        except BaseException:
+            self.thread.release()
+            raise
+
+    def __exit__(self, *exc):
+        try:
+            if self.conn is not None:
+                self.conn.execute(self.text(self.sql[1]), {"k": self.sql[2]})
+                self.conn.close()
+        finally:
+            self.conn = None
+            self.thread.release()
+
+
+class Heartbeat(threading.Thread):
+    """A running trial's heartbeat in the study's database: one at start(),
+    then every INTERVAL seconds until stop(). study.optimize() has its own;
+    the ask-and-tell loop below needs this one."""
+
+    def __init__(self, storage, trial_id, interval):
+        super().__init__(daemon=True)
+        self.storage, self.trial_id, self.interval = storage, trial_id, interval
+        self.halt = threading.Event()
+
+    def start(self):
+        self.storage.record_heartbeat(self.trial_id)
+        super().start()
+
+    def run(self):
+        while not self.halt.wait(self.interval):
+            try:
+                self.storage.record_heartbeat(self.trial_id)
+            except Exception as e:	# the next beat may reach it
+                print("heartbeat of trial id %d: %s" % (
+                    self.trial_id, str(e).splitlines()[0]), file=sys.stderr,
+                    flush=True)
+
+    def stop(self):
+        self.halt.set()
+        self.join()
+
+
+def budget_used(trials):
+    """The trials that count against --study-trials: all but those that
+    the heartbeat failed and a retry replaced (the retry counts)."""
+    replaced = {t.system_attrs["retry_history"][-1] for t in trials
+                if t.system_attrs.get("retry_history")}
+    return sum(t.number not in replaced for t in trials)
+
+
+def write_outputs(trials, out, ref_score):
     import optuna
-    trials = [t for t in study.trials
+    trials = [t for t in trials
               if t.state == optuna.trial.TrialState.COMPLETE]
     trials.sort(key=lambda t: t.number)
     keys = ["variant"] + list(SPACE)
     extra = ["incast_score", "penalty"] + [k for _, k in ARRIVALS]
-    with open(os.path.join(out, "history.csv"), "w", newline="") as f:
+
+    def history(f):
         w = csv.writer(f)
         w.writerow(["trial", "score"] + keys + extra + COMPONENTS +
                    [c + "_min" for c in COMPONENTS])
@@ -209,14 +376,14 @@ def write_outputs(study, out, ref_score):
                        [t.user_attrs.get(c, "") for c in extra] +
                        [t.user_attrs.get(c, "") for c in COMPONENTS] +
                        [t.user_attrs.get(c + "_min", "") for c in COMPONENTS])
+    replace_file(os.path.join(out, "history.csv"), history)
     if not trials:
         return
-    best = study.best_trial
-    with open(os.path.join(out, "best.json"), "w") as f:
-        json.dump({"trial": best.number, "score": best.value,
-                   "params": best.params, "components": best.user_attrs,
-                   "raw": os.path.join("trials", "%04d" % best.number)},
-                  f, indent=1)
+    best = max(trials, key=lambda t: t.value)
+    replace_file(os.path.join(out, "best.json"), lambda f: json.dump(
+        {"trial": best.number, "score": best.value, "params": best.params,
+         "components": best.user_attrs,
+         "raw": os.path.join("trials", "%04d" % best.number)}, f, indent=1))
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -238,89 +405,212 @@ def write_outputs(study, out, ref_score):
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "best.png"), dpi=110)
+    replace_file(os.path.join(out, "best.png"),
+                 lambda f: fig.savefig(f, format="png", dpi=110), binary=True)
+    plt.close(fig)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--trials", type=int, default=40)
+    budget = ap.add_mutually_exclusive_group()
+    budget.add_argument("--trials", type=int, metavar="N",
+                        help="run N more trials in this worker (default 40)")
+    budget.add_argument("--study-trials", type=int, metavar="N",
+                        help="run trials until the study holds N (failed "
+                        "ones included), whichever worker runs them; wait "
+                        "for the other workers' running trials, to run a "
+                        "dead one's again")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--study", default="powertcp_evo")
-    ap.add_argument("--storage")
+    ap.add_argument("--storage", metavar="URL",
+                    help="the study's database (default: sqlite:///OUT/study.db)")
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "evolve"))
     ap.add_argument("--kernel", default="6.1", choices=["6.1", "6.12"])
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1,
+                    help="a new study's sampler seed; a worker joining a "
+                    "study with trials mixes in its host, its pid and the "
+                    "study's size, so that no two draw the same points")
     ap.add_argument("--startup", type=int, default=10,
                     help="trials sampled at random before TPE models "
                     "(the enqueued starting points count)")
+    ap.add_argument("--heartbeat", type=int, default=60, metavar="SECONDS",
+                    help="a running trial's heartbeat interval (default 60)")
+    ap.add_argument("--grace", type=int, default=300, metavar="SECONDS",
+                    help="a running trial whose heartbeat is older is "
+                    "failed and run once more (default 300)")
+    ap.add_argument("--stand-in", type=float, metavar="SECONDS",
+                    help="test instrument: each trial sleeps SECONDS and "
+                    "scores a fixed function of its parameters; no guest, "
+                    "no module snapshot, no reference run")
     args = ap.parse_args()
     if not 1 <= args.jobs <= 8:
         die("--jobs: 1 to 8")
-    if args.trials < 0:
-        die("--trials: not negative")
+    if args.trials is None and args.study_trials is None:
+        args.trials = 40
+    if (args.trials or 0) < 0 or (args.study_trials or 0) < 0:
+        die("--trials, --study-trials: not negative")
+    if not 1 <= args.heartbeat < args.grace:
+        die("--heartbeat: at least 1 s, and less than --grace")
+    if args.stand_in is not None and args.stand_in < 0:
+        die("--stand-in: not negative")
     optuna = need_optuna()
+    import sqlalchemy
+    # Heartbeats with ask and tell, the retry callback and the stale
+    # trials' failing are what this loop is for.
+    warnings.filterwarnings("ignore",
+                            category=optuna.exceptions.ExperimentalWarning)
+    warnings.filterwarnings("ignore", message="Heartbeat of storage is "
+                            "supposed to be used with Study.optimize")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
-    snapshot_module(out, args.kernel)
-    ref = Reference(out, args.kernel)
-    ref.start()
     storage = args.storage or "sqlite:///" + os.path.join(out, "study.db")
-    sampler = optuna.samplers.TPESampler(seed=args.seed,
-                                         n_startup_trials=args.startup)
-    study = optuna.create_study(study_name=args.study, storage=storage,
-                                direction="maximize", sampler=sampler,
-                                load_if_exists=True)
-    # Trials left running by an interrupted search: fail them, and run
-    # their parameters again first.
-    for t in study.trials:
-        if t.state == optuna.trial.TrialState.RUNNING:
-            study._storage.set_trial_state_values(
-                t._trial_id, optuna.trial.TrialState.FAIL)
-            study.enqueue_trial(t.params)
-    if not study.trials:
-        for params in START:
-            study.enqueue_trial(params)
-    done = sum(t.state == optuna.trial.TrialState.COMPLETE
-               for t in study.trials)
-    print("study %s in %s: %d trials done, running %d more, %d at a time"
-          % (args.study, storage, done, args.trials, args.jobs), flush=True)
+    shown = sqlalchemy.engine.make_url(storage).render_as_string(
+        hide_password=True)
+    study_lock = StudyLock(storage)
+    waiting = optuna.trial.TrialState.WAITING
+    running = optuna.trial.TrialState.RUNNING
+    # The schema, the study and its starting points, made once whoever
+    # comes first.
+    try:
+        with study_lock:
+            rdb = optuna.storages.RDBStorage(
+                storage, heartbeat_interval=args.heartbeat,
+                grace_period=args.grace,
+                failed_trial_callback=optuna.storages.RetryFailedTrialCallback(
+                    max_retry=1))
+            try:
+                trials = rdb.get_all_trials(
+                    rdb.get_study_id_from_name(args.study), deepcopy=False)
+            except KeyError:
+                trials = []
+            seed = args.seed if not trials else zlib.crc32(
+                ("%d %s %d" % (args.seed, WORKER, len(trials))).encode())
+            sampler = optuna.samplers.TPESampler(
+                seed=seed, n_startup_trials=args.startup)
+            study = optuna.create_study(study_name=args.study, storage=rdb,
+                                        direction="maximize", sampler=sampler,
+                                        load_if_exists=True)
+            if not trials:
+                for params in START:
+                    study.enqueue_trial(params)
+            study_id = rdb.get_study_id_from_name(args.study)
+    except ImportError as e:
+        die("%s (%s)" % (e, ", ".join("apt-get install %s for %s" % (p, b)
+                                      for b, p in DRIVERS.items())))
+    except sqlalchemy.exc.SQLAlchemyError as e:
+        die("the study's database %s: %s" % (shown, str(e).splitlines()[0]))
     lock = threading.Lock()
-    progress = {"done": 0, "total": args.trials}
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    def checkpoint(study, trial):
-        r = ref.wait()
-        with lock:
-            write_outputs(study, out, r["score"] if r else None)
-    objective = objective_factory(out, args.kernel, ref, lock, progress)
-    left = [args.trials]
+    if args.stand_in is None:
+        snapshot_module(out, args.kernel)
+        ref = Reference(out, args.kernel)
+        ref.start()
 
-    # Each worker asks for a trial under the lock: study.optimize(n_jobs=2)
-    # with Optuna 3.1 and SQLite handed one enqueued trial to both threads.
+        def run(trial):
+            return evaluate(trial, out, args.kernel, ref, lock)
+    else:
+        ref = None
+
+        def run(trial):
+            return stand_in(trial, out, args.stand_in)
+
+    def ref_score():
+        r = ref.wait() if ref is not None else None
+        return r["score"] if r else None
+
+    done = sum(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
+    if args.study_trials is None:
+        plan = "running %d more" % args.trials
+    else:
+        plan = "running until it holds %d" % args.study_trials
+    print("study %s in %s: %d trials done, %s, %d at a time (worker %s)"
+          % (args.study, shown, done, plan, args.jobs, WORKER), flush=True)
+    # The progress line's [done/total]: this worker's, [done] if the
+    # study's budget is shared.
+    progress = {"done": 0, "total": [args.trials] if args.study_trials is None
+                else []}
+    objective = objective_factory(run, lock, progress)
+    left = [args.trials]
+    mine = set()	# the trial ids this process runs
+
+    def checkpoint():
+        trials = rdb.get_all_trials(study_id, deepcopy=False)
+        r = ref_score()
+        with lock:
+            write_outputs(trials, out, r)
+
+    def next_trial():
+        """This worker's next trial and its heartbeat, or (None, None).
+        Under the study's lock: the trials of dead workers failed and
+        queued again (RetryFailedTrialCallback), then a waiting trial
+        popped or a new one sampled (study.ask) while the budget lasts.
+        The lock keeps the count and the ask together across workers, and
+        two workers from failing one stale trial at once (Optuna 3.1's
+        fail_stale_trials raises in the second); in one process,
+        study.optimize(n_jobs=2) with Optuna 3.1 and SQLite handed one
+        enqueued trial to both threads."""
+        while True:
+            with study_lock:
+                optuna.storages.fail_stale_trials(study)
+                trials = rdb.get_all_trials(study_id, deepcopy=False)
+                if args.study_trials is None:
+                    go = left[0] > 0
+                    left[0] -= 1
+                else:
+                    go = (any(t.state == waiting for t in trials) or
+                          budget_used(trials) < args.study_trials)
+                if go:
+                    trial = study.ask()
+                    beat = Heartbeat(rdb, trial._trial_id, args.heartbeat)
+                    beat.start()
+                    mine.add(trial._trial_id)
+                    trial.set_user_attr("worker", WORKER)
+                    return trial, beat
+                # Another worker's trial still running may yet come back.
+                if args.study_trials is None or not any(
+                        t.state == running and t._trial_id not in mine
+                        for t in trials):
+                    return None, None
+            # Polled every 5 s at most: their end is seen soon.
+            time.sleep(min(args.heartbeat, 5))
+
     def worker():
         while True:
-            with lock:
-                if left[0] <= 0:
-                    return
-                left[0] -= 1
-                trial = study.ask()
+            trial, beat = next_trial()
+            if trial is None:
+                return
             try:
-                value = objective(trial)
-            except RuntimeError:
-                study.tell(trial, state=optuna.trial.TrialState.FAIL)
-            else:
-                study.tell(trial, value)
-            checkpoint(study, trial)
+                try:
+                    value = objective(trial)
+                except RuntimeError:
+                    study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                else:
+                    study.tell(trial, value)
+            except (RuntimeError, ValueError) as e:
+                # Its heartbeat was late: another worker failed it, and
+                # the retry is the trial now.
+                with lock:
+                    print("trial %d: %s; its result is dropped" % (
+                        trial.number, str(e).splitlines()[0]), flush=True)
+            finally:
+                beat.stop()
+                mine.discard(trial._trial_id)
+            checkpoint()
 
     workers = [threading.Thread(target=worker) for _ in range(args.jobs)]
     for w in workers:
         w.start()
     for w in workers:
         w.join()
-    if ref.wait() is None:
+    if ref is not None and ref.wait() is None:
         die("the reference run failed")
-    write_outputs(study, out, ref.wait()["score"])
-    if any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials):
-        b = study.best_trial
+    trials = rdb.get_all_trials(study_id, deepcopy=False)
+    with lock:
+        write_outputs(trials, out, ref_score())
+    complete = [t for t in trials
+                if t.state == optuna.trial.TrialState.COMPLETE]
+    if complete:
+        b = max(complete, key=lambda t: t.value)
         print("best: trial %d, score %.2f, %s" % (
             b.number, b.value, " ".join("%s=%d" % kv
                                         for kv in sorted(b.params.items()))))
