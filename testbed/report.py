@@ -54,7 +54,7 @@ outdir = "results"	# OUT_DIR, where RESULTS.md and img/ are written
 PER_ALG = ("algorithm", "algorithm_spec", "module", "ecn_k_bytes", "qdisc",
            "kernel")
 # Experiments run once per seed (ALG/seed-S/); the seed is then per run.
-SEEDED = ("incast", "fairness")
+SEEDED = ("incast", "fairness", "coexist")
 
 
 def doc_link(name, anchor=None):
@@ -437,6 +437,122 @@ def websearch(rows):
     params_block("websearch")
 
 
+def seed_params(exp):
+    """The params.json of every run of @exp, every seed."""
+    out = []
+    for dirpath, _, files in sorted(os.walk(os.path.join(root, exp))):
+        if "params.json" in files and re.fullmatch(
+                r"seed-[0-9]+", os.path.basename(dirpath)):
+            with open(os.path.join(dirpath, "params.json")) as f:
+                out.append(json.load(f))
+    return out
+
+
+def coexist(doc):
+    w(TITLES["coexist"])
+    w("")
+    base = os.path.join(root, "coexist")
+    made = {}
+    for d in sorted(os.listdir(base), key=order_key):
+        path = os.path.join(base, d, "run.json")
+        if os.path.isfile(path):
+            with open(path) as f:
+                r = json.load(f)
+            made.setdefault(json.dumps(r, sort_keys=True), []).append(d)
+    if not made:
+        how_made("coexist")
+    for r, algs in made.items():
+        r = json.loads(r)
+        w("%s: made by `%s` in QEMU guests (kernel %s) under -icount, on %s,"
+          " from commit %s%s." % (
+              ", ".join(algs), " ".join(r["command"]), r["kernel"],
+              r.get("date", "an unrecorded date"),
+              (r.get("commit") or "an unknown commit")[:12],
+              " with local changes" if r.get("modified") else ""))
+        w("")
+    cases, seeds = doc["cases"], doc["seeds"]
+    par = next(iter(all_params("coexist").values()), {})
+    w("Each algorithm ran with %s, a guest per seed; each cell is the mean"
+      % seeds_text(seeds))
+    w("± standard deviation over the seeds. Shares are of the bytes"
+      " received")
+    w("from %d µs to the end of each case (%d µs); *of link*: each side's"
+      % (par.get("from_us", 0), par.get("duration_us", 0)))
+    w("goodput over what the link carries. Mix: the algorithm's flows : the")
+    w("peer's. The queue: the bottleneck's average bytes waiting.")
+    w("")
+    w("### Shared queue")
+    w("")
+    w("| algorithm | peer | mix | buffer | share | share / fair | of link,"
+      " algorithm / peer | Jain | avg waiting (B) | drops |"
+      " retransmitted segments, algorithm / peer |")
+    w("|---" * 11 + "|")
+    for c in cases:
+        if c["queue"] != "shared":
+            continue
+        w("| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s / %s |"
+          % (c["algorithm"], c["peer"], c["mix"], c["buffer"],
+             pm(c["share"], "%.3f"), pm(c["share_ratio"], "%.2f"),
+             pm(c["link_fraction"], "%.3f"),
+             pm(c["link_fraction_peer"], "%.3f"),
+             pm(c["jain_index"], "%.3f"), pm(c["avg_waiting_bytes"], "%.0f"),
+             pm(c["drops"], "%.0f"), pm(c["retrans_segs"], "%.0f"),
+             pm(c["retrans_segs_peer"], "%.0f")))
+    w("")
+    iso = [c for c in cases if c["queue"] == "isolated"]
+    if iso:
+        w("### Isolated classes")
+        w("")
+        w("The algorithm's hosts mark DSCP AF41; the switch's port serves"
+          " two")
+        w("drr classes, the algorithm's and the rest, weighted to give the")
+        w("algorithm the *weight* column's part, each a FIFO of the buffer;")
+        w("our modules' base_rtt_us is τ plus the peer's quantum at R in")
+        w("these cases (%s µs). *Class queue*: the" % ", ".join(sorted({
+            str(p.get("isolated_tau_us")) for p in seed_params("coexist")})))
+        w("algorithm's class's average backlog; *vs alone*: over that of"
+          " its")
+        w("flows alone on the link (same buffer and seed).")
+        w("")
+        w("| algorithm | peer | mix | buffer | share | weight | of link,"
+          " algorithm / peer | class queue (B) | vs alone | whole queue,"
+          " waiting (B) |")
+        w("|---" * 10 + "|")
+        for c in iso:
+            w("| %s | %s | %s | %s | %s | %.2f | %s / %s | %s | %s | %s |"
+              % (c["algorithm"], c["peer"], c["mix"], c["buffer"],
+                 pm(c["share"], "%.3f"), c["fair_share"],
+                 pm(c["link_fraction"], "%.3f"),
+                 pm(c["link_fraction_peer"], "%.3f"),
+                 pm(c.get("class_avg_queue_bytes"), "%.0f"),
+                 pm(c.get("class_queue_vs_alone"), "%.2f"),
+                 pm(c["avg_waiting_bytes"], "%.0f")))
+        w("")
+    alone = [c for c in cases if c["queue"] == "alone"]
+    if alone:
+        w("Alone: " + "; ".join(
+            "%s, %s flow%s, buffer %s: %s of the link, backlog %s B" % (
+                c["algorithm"], c["mix"].split(":")[0],
+                "" if c["mix"].startswith("1:") else "s", c["buffer"],
+                pm(c["link_fraction"], "%.3f"),
+                pm(c["avg_queue_bytes"], "%.0f")) for c in alone) + ".")
+        w("")
+    w("![share of the link against the fair share](img/coexist.png)")
+    w("")
+    k = max(r.get("ecn_k_bytes") or 0 for r in doc["runs"])
+    w("At this run's scale: R = %d Mbit/s, base RTT %d µs, BDP %d B. DCTCP's"
+      % (par.get("rate_mbps", 0), par.get("rtt_us", 0),
+         par.get("bdp_bytes", 0)))
+    w("pairs share the ECN queue%s, the others a"
+      % (" (marking at K = %d B)" % k if k else ""))
+    w("tail-drop FIFO. What the figures mean and how to deploy: %s."
+      % doc_link("TESTBED.md", "next-to-other-algorithms"))
+    w("")
+    w("### Parameters of this run")
+    w("")
+    params_block("coexist")
+
+
 def bench_ack(doc):
     """The per-ACK cost benchmark (make bench-ack): results/bench-ack."""
     w(TITLES["bench-ack"])
@@ -524,7 +640,8 @@ def bench_ack(doc):
 
 # Each experiment's section title, for --keep.
 TITLES = {"incast": "## 10:1 incast", "fairness": "## Fairness",
-          "websearch": "## Web search", "bench-ack": "## Per-ACK cost"}
+          "websearch": "## Web search", "coexist": "## Next to other algorithms",
+          "bench-ack": "## Per-ACK cost"}
 
 
 def existing_sections():
@@ -581,7 +698,8 @@ def main():
     done = 0
     kept = existing_sections() if KEEP else {}
     for exp, fn in (("incast", incast), ("fairness", fairness),
-                    ("websearch", websearch), ("bench-ack", bench_ack)):
+                    ("websearch", websearch), ("coexist", coexist),
+                    ("bench-ack", bench_ack)):
         doc = load(exp)
         if doc:
             fn(doc)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # testbed/run.sh changes nothing it was not asked to: for every experiment
-# (incast, fairness, websearch, faults), after a good run of a module of
+# (incast, fairness, websearch, faults, coexist), after a good run of a module of
 # our own (testbed/tests/byo, byo_reno) into OUT, each of
 #   a bad option of the experiment        refused on the host, no guest
 #   a parameter the module does not have  refused on the host, no guest
@@ -14,7 +14,7 @@
 # behind. Root; boots 6.1 guests (-icount) through run.sh, two
 # experiments at a time.
 #
-#   scripts/tests/test_run_kept.sh [EXPERIMENT...]   (default: all four)
+#   scripts/tests/test_run_kept.sh [EXPERIMENT...]   (default: all five)
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,8 +37,9 @@ declare -A SHORT=(
 	[fairness]="--phase-rtts 20 --no-headroom"
 	[websearch]="--loads 50 --flows 10 --no-headroom"
 	[faults]="--cases base --duration-us 500000"
+	[coexist]="--peers reno --mixes 1:1 --queues shared --buffers 4bdp --duration-us 300000 --no-headroom"
 )
-EXPS=(incast fairness websearch faults)
+EXPS=(incast fairness websearch faults coexist)
 [ $# = 0 ] || EXPS=("$@")
 
 # run_args EXP SPEC [SHORT-OPTIONS...]: RUN_ARGS, run.sh's command line for
@@ -66,7 +67,7 @@ snapshot() { # dir
 # staging directory left.
 kept() { # exp log rc
 	local exp=$1 log=$2 rc=$3 why
-	why=$(grep -E '^(run|incast|fairness|websearch|faults): ' "$log" | tail -n 1)
+	why=$(grep -E '^(run|incast|fairness|websearch|faults|coexist): ' "$log" | tail -n 1)
 	[ "$rc" != 0 ] || { echo "exit 0"; return 1; }
 	[ -n "$why" ] || { echo "no reason printed"; return 1; }
 	snapshot "$T/$exp" > "$log.after"
