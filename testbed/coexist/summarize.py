@@ -39,7 +39,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 from tblib import (order_key, pm, print_table, refuse_if_starved,  # noqa: E402
-                   seed_runs, spread, spread_columns, tool, write_summary)
+                   seed_runs, spread_columns, spread_fields, tool,
+                   write_summary)
 QUEUE_ORDER = ["shared", "isolated", "alone"]
 # The table's figures and their formats.
 COLUMNS = [("share", "%.3f"), ("share_ratio", "%.2f"),
@@ -168,13 +169,7 @@ def aggregate(rows):
                                        "fair_share")}
         row["seeds"] = [r["seed"] for r in mine]
         row["n_seeds"] = len(mine)
-        for k, v in mine[0].items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or \
-                    k in row or k == "seed":
-                continue
-            if all(isinstance(r.get(k), (int, float)) for r in mine):
-                row[k] = spread([r[k] for r in mine])
-        out.append(row)
+        out.append(spread_fields(row, mine))
     out.sort(key=case_key)
     return out
 

@@ -28,7 +28,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 from tblib import (analyze_run, pm, print_table, refuse_if_starved,  # noqa: E402
-                   seed_runs, spread, spread_columns, write_summary)
+                   seed_runs, spread_columns, spread_fields, write_summary)
 # The table's figures and their formats.
 COLUMNS = [("avg_throughput_mbps", "%.2f"), ("link_rate_mbps", "%.0f"),
            ("avg_queue_bytes", "%.0f"), ("p99_queue_bytes", "%.0f"),
@@ -63,15 +63,9 @@ def aggregate(rows):
     out = []
     for a in algs:
         mine = [r for r in rows if r["algorithm"] == a]
-        row = {"algorithm": a, "seeds": [r["seed"] for r in mine],
-               "n_seeds": len(mine)}
-        for k, v in mine[0].items():
-            if k in ("seed", "params") or isinstance(v, bool) or \
-                    not isinstance(v, (int, float)):
-                continue
-            if all(isinstance(r.get(k), (int, float)) for r in mine):
-                row[k] = spread([r[k] for r in mine], never=k in NEVER)
-        out.append(row)
+        out.append(spread_fields({"algorithm": a,
+                                  "seeds": [r["seed"] for r in mine],
+                                  "n_seeds": len(mine)}, mine, NEVER))
     return out
 
 

@@ -102,6 +102,19 @@ def spread(values, never=False):
     return out
 
 
+def spread_fields(row, runs, never=()):
+    """@row with the spread over @runs (one a seed) of every number of the
+    first run that every run has and @row has not, "seed" and booleans
+    left out; -1 means never for those in @never."""
+    for k, v in runs[0].items():
+        if k in row or k == "seed" or isinstance(v, bool) or \
+                not isinstance(v, (int, float)):
+            continue
+        if all(isinstance(r.get(k), (int, float)) for r in runs):
+            row[k] = spread([r[k] for r in runs], never=k in never)
+    return row
+
+
 def spread_columns(row, metrics):
     """CSV columns of the spreads of @metrics in @row: M_mean, M_sd, M_min,
     M_max (and M_never where counted)."""
