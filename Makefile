@@ -7,7 +7,7 @@
 # Three tiers of tests: make quick (no root, under a minute), make check
 # (what CI runs, root, under 30 minutes from a fresh clone) and the long
 # targets (faults, check-debug, check-dkms, fuzz-long, evolve, websearch,
-# bench-ack) that make check covers with short smoke versions.
+# bench-ack, coexist) that make check covers with short smoke versions.
 #
 # The experiments write under results/ only, their report to
 # results/RESULTS.md (testbed/report.py); the committed docs/RESULTS.md,
