@@ -69,6 +69,7 @@ typedef __u8 u8;
 typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
+typedef __s32 s32;
 typedef __s64 s64;
 #endif
 #define BIT_ULL(n)	(1ULL << (n))
@@ -129,15 +130,25 @@ static inline u64 div64_u64(u64 a, u64 b)
  *	the law is θ's: an idle path still reads Γ < 1 and grows by 1/Γ
  *	and the whole β. The price: flows converge to their shares by 1/Γ
  *	a round, and Γ sits nearer 1.
+ * PT_VAR_COMPETE: a competitive mode for a queue shared with loss-based
+ *	algorithms (CUBIC, Reno), which fill any buffer: next to them a
+ *	delay-based law backs off to its floor and keeps a fraction of a
+ *	percent of the link. When a BDP of queue stands through whole
+ *	rounds, does not drain, and the flow is at its floor, the queue is
+ *	not the law's own to drain; the flow then competes as CUBIC does
+ *	until a probe finds the queue gone with it (see "Competitive mode"
+ *	below). It uses PT_VAR_GRAD_BASELINE's state: a mask with both is
+ *	refused (pt_variant_valid()).
  */
 #define PT_VAR_GRAD_BASELINE	BIT(0)
 #define PT_VAR_QDELAY		BIT(1)
 #define PT_VAR_FAST_REF		BIT(2)
 #define PT_VAR_DRAIN_REF	BIT(3)
 #define PT_VAR_BETA_FADE	BIT(4)
+#define PT_VAR_COMPETE		BIT(5)
 #define PT_VAR_ALL		(PT_VAR_GRAD_BASELINE | PT_VAR_QDELAY | \
 				 PT_VAR_FAST_REF | PT_VAR_DRAIN_REF | \
-				 PT_VAR_BETA_FADE)
+				 PT_VAR_BETA_FADE | PT_VAR_COMPETE)
 #define PT_DRAIN_POWER		(2 * PT_POWER_ONE)
 #define PT_BETA_FADE_SHIFT	11	/* fade width PT_POWER_ONE >> 5 */
 
@@ -181,21 +192,43 @@ struct pt_params {
  * TCP's MSS option; a larger MSS would never compare equal, in the same
  * way.
  */
+struct pt_compete {
+	u32 w_max;		/* window at the last loss, packets (0: none) */
+	u32 t_k;		/* when the cubic is back at w_max, PT_CM_TICK */
+	u32 w_est;		/* the Reno-friendly window, packets Q10 */
+	u32 round_min_us;	/* smallest RTT sample of the round (0: none) */
+	u32 prev_min_us;	/* and of the round before (0: none) */
+	u8 state;		/* PT_CM_DELAY, PT_CM_COMPETE, PT_CM_PROBE */
+	u8 rounds;		/* rounds in the state (or standing, in delay) */
+	u8 cut;			/* rounds a loss is already answered for */
+	u8 unused;
+};
+
 struct pt_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
 	u64 wnd;		/* current window, packets Q10 */
 	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
-	u64 grad_t_ns;		/* PT_VAR_GRAD_BASELINE: reference sample */
-	u64 mid_t_ns;		/* time, at least H/4 old once set (0: none), */
-				/* and the next one's, at most H/4 old */
 	u64 ref_t_ns;		/* time of the last reference update */
 	u64 wnd_lo;		/* derived: pt_wnd_lo() */
 	u64 wnd_hi : 43;	/* derived: pt_wnd_hi() (<= PT_WND_MAX) */
 	u64 line_mbps : 21;	/* the line rate they are of */
 	u64 beta_wnd;		/* derived: β as a window, Q10 (< 2^50) */
+	/*
+	 * The variants' own state, cleared by a parameter write
+	 * (pt_variant_reset()); PT_VAR_COMPETE and PT_VAR_GRAD_BASELINE
+	 * never run together (pt_variant_valid()).
+	 */
+	union {
+		struct {	/* PT_VAR_GRAD_BASELINE */
+			u64 grad_t_ns;	/* reference sample's time, at least */
+					/* H/4 old once set (0: none), */
+			u64 mid_t_ns;	/* and the next one's, at most H/4 old */
+			u32 grad_rtt_us;	/* their RTTs, µs */
+			u32 mid_rtt_us;
+		};
+		struct pt_compete cm;	/* PT_VAR_COMPETE */
+	};
 	u32 rtt_prev_us;	/* previous RTT sample, µs (0: none) */
-	u32 grad_rtt_us;	/* the reference samples' RTTs, µs */
-	u32 mid_rtt_us;
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
 	u32 gen;		/* parameter generation the derived values are of */
@@ -299,6 +332,32 @@ static inline int pt_derived_current(const struct pt_flow *f,
 }
 
 /*
+ * Is @variant a mask the law can run? PT_VAR_COMPETE keeps its state where
+ * PT_VAR_GRAD_BASELINE keeps its own (struct pt_flow), so not both; the
+ * modules' and the BPF loader's parameter checks refuse it.
+ */
+static inline int pt_variant_valid(u32 variant)
+{
+	return !(variant & ~(u32)PT_VAR_ALL) &&
+	       (variant & (PT_VAR_COMPETE | PT_VAR_GRAD_BASELINE)) !=
+	       (PT_VAR_COMPETE | PT_VAR_GRAD_BASELINE);
+}
+
+/*
+ * The variants' state as at a flow's start: no gradient baseline yet, the
+ * competitive mode's delay state with no rounds seen. Also on every
+ * parameter write, which may change the variant mask and so what the
+ * union holds.
+ */
+static inline void pt_variant_reset(struct pt_flow *f)
+{
+	f->grad_t_ns = 0;
+	f->mid_t_ns = 0;
+	f->grad_rtt_us = 0;
+	f->mid_rtt_us = 0;	/* and so cm, the same 24 bytes, is zero */
+}
+
+/*
  * Start a flow at init_rate of the line rate. With an automatic τ and no
  * RTT sample yet, @fallback_pkts (the kernel's initial window) is used.
  */
@@ -310,10 +369,7 @@ static inline void pt_flow_init(struct pt_flow *f, const struct pt_params *p,
 
 	f->t_prev_ns = now_ns;
 	f->rtt_prev_us = 0;
-	f->grad_rtt_us = 0;
-	f->grad_t_ns = 0;
-	f->mid_rtt_us = 0;
-	f->mid_t_ns = 0;
+	pt_variant_reset(f);
 	f->ref_t_ns = now_ns;
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;
@@ -443,8 +499,14 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 		new_tau = !p->base_rtt_us;
 	}
 	tau = pt_tau_ns(p, f);
-	if (new_tau || !pt_derived_current(f, p, gen, mss))
+	if (new_tau || !pt_derived_current(f, p, gen, mss)) {
+		if (f->gen != gen)
+			pt_variant_reset(f);
 		pt_derive(f, p, tau, mss, gen);
+	}
+	if ((p->variant & PT_VAR_COMPETE) &&
+	    (!f->cm.round_min_us || rtt_us < f->cm.round_min_us))
+		f->cm.round_min_us = (u32)rtt_us;
 
 	/* First sample: nothing to differentiate against yet. */
 	if (!rtt_prev) {
@@ -518,6 +580,271 @@ static inline int pt_reference_due(const struct pt_flow *f,
 }
 
 /*
+ * Competitive mode (PT_VAR_COMPETE).
+ *
+ * Next to a loss-based flow the queue is that flow's: it fills any buffer
+ * whatever we do, and the law, which reads every queue as its own, backs
+ * off to its floor (Vegas against Reno; docs/TESTBED.md has the shares
+ * measured). What tells such a queue from one our own flows hold is that
+ * it does not answer our backing off. Copa (NSDI '18) turns competitive
+ * when its queue has not emptied for 5 RTTs; Nimbus (SIGCOMM '22), when it
+ * finds the cross traffic elastic, and then competes as CUBIC. Here, at the
+ * end of each round (the glue's once-per-RTT boundary, pt_compete()):
+ *
+ *   delay    the law. A round is standing when its smallest RTT sample is
+ *            2τ or more (a BDP of queue never left) while the window is at
+ *            its floor (at most twice min rate plus β) and the queue is not
+ *            draining (that sample is not 1/8 nearer τ than the previous
+ *            round's). PT_CM_ENTER_ROUNDS standing rounds in a row enter
+ *            compete. An incast of our own flows drains round after
+ *            round, and our flows at their operating point hold less than
+ *            a BDP: Γ = 1/(1 - Nβ/BDP) < 2 while Nβ < BDP/2, 83 flows at
+ *            θ's β. More flows than that hold a queue of their own that
+ *            this test takes for a competitor's.
+ *   compete  CUBIC (RFC 9438) on the flow's own window: after a loss at a
+ *            window of w_max packets, W(t) = C (t - K)^3 + w_max, K the
+ *            time back to w_max from 0.7 w_max, C = 0.4 packets/s^3, and
+ *            at least the Reno-friendly window (+0.53 packets a round);
+ *            a loss takes the window to 0.7 of itself, with CUBIC's fast
+ *            convergence, and the losses of that round and the next (the
+ *            packets sent before the cut) are the same congestion event.
+ *            Entering, the flow takes the pipe it sees (line rate x srtt:
+ *            what all flows have in flight, so that against one it holds
+ *            half) and grows it 5% a round until its first loss, as
+ *            Linux's CUBIC does before its first (tcp_cubic.c: at least a
+ *            packet every 20 ACKs while last_max_cwnd is 0). It paces
+ *            at 1.25 W/srtt (pt_sk_pacing_rate() of the rate window
+ *            cwnd x τ/srtt). A round whose queue left
+ *            (smallest sample below 2τ) returns to delay, where the law
+ *            regrows from the window it finds; every PT_CM_PROBE_ROUNDS
+ *            rounds the flow probes.
+ *   probe    one round at the law's floor (min rate plus β), then compete
+ *            again, on its cubic's clock: the round after the probe sees
+ *            the samples of the packets sent in it, and if the queue left
+ *            with the flow's backing off, it was the flow's own, and that
+ *            round's end returns to delay.
+ *
+ * The law runs on beneath every state (Γ_smooth, the reference window),
+ * so that it resumes from what the samples say.
+ */
+#define PT_CM_DELAY		0
+#define PT_CM_COMPETE		1
+#define PT_CM_PROBE		2
+#define PT_CM_ENTER_ROUNDS	4
+#define PT_CM_PROBE_ROUNDS	16
+#define PT_CM_TICK_SHIFT	20	/* the cubic's clock: 2^20 ns = 1.05 ms */
+#define PT_CM_C_SHIFT		31	/* C: 2^-31 packets/tick^3 = 0.404/s^3 */
+#define PT_CM_BETA		717	/* β_cubic, 1/1024: 0.7 */
+#define PT_CM_ALPHA		542	/* 3(1 - β)/(1 + β) packets, Q10 */
+#define PT_CM_DT_MAX		BIT_ULL(20)	/* |t - K| bound, ticks: 18 min */
+
+/* The number of bits of @x (0 for 0): fls64(), with no loop, for BPF. */
+static inline u32 pt_bits(u64 x)
+{
+	u32 n = 0;
+
+	if (x >> 32) {
+		n += 32;
+		x >>= 32;
+	}
+	if (x >> 16) {
+		n += 16;
+		x >>= 16;
+	}
+	if (x >> 8) {
+		n += 8;
+		x >>= 8;
+	}
+	if (x >> 4) {
+		n += 4;
+		x >>= 4;
+	}
+	if (x >> 2) {
+		n += 2;
+		x >>= 2;
+	}
+	if (x >> 1) {
+		n += 1;
+		x >>= 1;
+	}
+	return n + (u32)x;
+}
+
+/*
+ * floor(cbrt(@x)) for @x < 2^63. Newton's iteration from above, from a
+ * power of two within twice the root: six steps take it to within one of
+ * the floor (the unit tests check every result), the last test to it.
+ */
+static inline u64 pt_cbrt(u64 x)
+{
+	u64 y;
+
+	if (!x)
+		return 0;
+	y = BIT_ULL((pt_bits(x) + 2) / 3);	/* y^2 <= 2^42 */
+	y = (2 * y + div64_u64(x, y * y)) / 3;
+	y = (2 * y + div64_u64(x, y * y)) / 3;
+	y = (2 * y + div64_u64(x, y * y)) / 3;
+	y = (2 * y + div64_u64(x, y * y)) / 3;
+	y = (2 * y + div64_u64(x, y * y)) / 3;
+	y = (2 * y + div64_u64(x, y * y)) / 3;
+	if (y * y * y > x)
+		y--;
+	return y;
+}
+
+/* The cubic's window at @now_ns, packets: C (t - K)^3 + w_max. */
+static inline u64 pt_cm_cubic(const struct pt_compete *c, u64 now_ns)
+{
+	s64 d = (s64)(u32)(now_ns >> PT_CM_TICK_SHIFT) - (s64)c->t_k;
+	u64 off, delta;
+
+	/* The clock is 32 bits of ticks (52 days): the nearer turn. */
+	if (d >= (s64)BIT_ULL(31))
+		d -= (s64)BIT_ULL(32);
+	else if (d < -(s64)BIT_ULL(31))
+		d += (s64)BIT_ULL(32);
+	off = pt_min(d < 0 ? (u64)-d : (u64)d, PT_CM_DT_MAX);
+	delta = (off * off * off) >> PT_CM_C_SHIFT;	/* < 2^29 */
+
+	if (d < 0)
+		return c->w_max > delta ? c->w_max - delta : 0;
+	return c->w_max + delta;
+}
+
+/* The competitive window, packets: the cubic's or the Reno-friendly one. */
+static inline u32 pt_cm_cwnd(const struct pt_flow *f)
+{
+	u64 w = pt_max(pt_cm_cubic(&f->cm, f->t_prev_ns),
+		       f->cm.w_est >> PT_WND_SHIFT);
+
+	return (u32)pt_clamp(w, PT_CWND_MIN_DELACK, 0xffffffffULL);
+}
+
+/*
+ * A new epoch of the cubic at @now_ns: the window was @w packets (a loss,
+ * or the entry's estimate) and is 0.7 w from now. With @fast, a loss
+ * below the last w_max gives way: w_max = 0.85 w (fast convergence).
+ */
+static inline void pt_cm_epoch(struct pt_compete *c, u64 w, u64 now_ns,
+			       int fast)
+{
+	u64 after;
+
+	w = pt_min(w, 0xffffffffULL);
+	after = (w * PT_CM_BETA) >> 10;
+	c->w_max = (u32)(fast && w < c->w_max ?
+			 (w * (1024 + PT_CM_BETA)) >> 11 : w);
+	/* K^3 C = w_max - after, C = 2^-31: (w_max - after) << 31 < 2^63 */
+	c->t_k = (u32)((now_ns >> PT_CM_TICK_SHIFT) +
+		       (c->w_max > after ?
+			pt_cbrt((c->w_max - after) << PT_CM_C_SHIFT) : 0));
+	c->w_est = (u32)pt_min(after << PT_WND_SHIFT, 0xffffffffULL);
+}
+
+/*
+ * The end of a round (see above): the state's transitions. @srtt_us and
+ * @mss size the entry's window.
+ */
+static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
+			       u64 srtt_us, u32 mss)
+{
+	struct pt_compete *c = &f->cm;
+	u64 tau = pt_tau_ns(p, f), pipe;
+	u64 rmin = (u64)c->round_min_us * 1000;
+	u64 prev = pt_max((u64)c->prev_min_us * 1000, tau);
+	int standing = rmin >= 2 * tau;
+
+	if (!rmin)
+		return;		/* no sample: the round told nothing */
+	c->prev_min_us = c->round_min_us;
+	c->round_min_us = 0;
+	switch (c->state) {
+	case PT_CM_COMPETE:
+		if (c->cut)
+			c->cut--;
+		/* Before the first loss, 5% a round (w_est < 2^32) */
+		c->w_est = (u32)pt_min((u64)c->w_est + (c->w_max ? PT_CM_ALPHA :
+							c->w_est / 20 + 1),
+				       0xffffffffULL);
+		if (!standing) {
+			c->state = PT_CM_DELAY;
+			c->rounds = 0;
+		} else if (++c->rounds >= PT_CM_PROBE_ROUNDS) {
+			c->state = PT_CM_PROBE;
+			c->rounds = 0;
+		}
+		return;
+	case PT_CM_PROBE:
+		/* compete's next round end judges the queue it left */
+		c->state = PT_CM_COMPETE;
+		c->rounds = 0;
+		return;
+	}
+	if (!standing) {
+		c->rounds = 0;
+		return;
+	}
+	/* At the floor, and the queue above τ is not 1/8 smaller. */
+	if (f->wnd <= 2 * (f->wnd_lo + f->beta_wnd) &&
+	    8 * (rmin - tau) > 7 * (prev - tau) && c->rounds < 255)
+		c->rounds++;
+	if (c->rounds < PT_CM_ENTER_ROUNDS)
+		return;
+	/* The pipe: line rate (< 2^19 Mb/s) x srtt (< 2^25 µs) / 8. */
+	pipe = div64_u64((u64)p->line_rate_mbps *
+			 pt_min(srtt_us, PT_TIME_MAX_NS / 1000),
+			 8 * (u64)(mss ? mss : 1));
+	c->state = PT_CM_COMPETE;
+	c->rounds = 0;
+	c->cut = 0;
+	c->w_max = 0;		/* no loss yet */
+	c->t_k = (u32)(f->t_prev_ns >> PT_CM_TICK_SHIFT);
+	c->w_est = (u32)pt_min(pt_max(pipe, PT_CWND_MIN_DELACK) << PT_WND_SHIFT,
+			       0xffffffffULL);
+}
+
+/*
+ * PT_VAR_COMPETE, on every ACK after the law's sample: the end of a round
+ * (@round), a loss (@lost: the ACK marked packets lost), and the rate
+ * window of the state: in compete the competitive window's rate over
+ * srtt (@srtt_us), W = cwnd τ/srtt; in probe the law's floor.
+ */
+static inline void pt_compete(struct pt_flow *f, const struct pt_params *p,
+			      int round, u64 srtt_us, u32 mss, int lost)
+{
+	struct pt_compete *c = &f->cm;
+	u64 tau, srtt, w;
+
+	if (round)
+		pt_cm_round(f, p, srtt_us, mss);
+	if (c->state == PT_CM_DELAY)
+		return;
+	if (c->state == PT_CM_PROBE) {
+		w = f->wnd_lo + f->beta_wnd;
+	} else {
+		if (lost && !c->cut) {
+			pt_cm_epoch(c, pt_cm_cwnd(f), f->t_prev_ns, 1);
+			c->cut = 2;	/* this round and the next */
+		}
+		/* τ/srtt in Q20 (<= 1): cwnd (< 2^42, Q10) x it < 2^62 */
+		tau = pt_tau_ns(p, f);
+		srtt = pt_max(pt_min(srtt_us, PT_TIME_MAX_NS / 1000) * 1000,
+			      tau);
+		w = (((u64)pt_cm_cwnd(f) << PT_WND_SHIFT) *
+		     div64_u64(tau << 20, srtt)) >> 20;
+	}
+	f->wnd = pt_clamp(w, f->wnd_lo, f->wnd_hi);
+}
+
+/* The competitive mode's state, for the trace: PT_CM_DELAY without it. */
+static inline u32 pt_cm_state(const struct pt_flow *f,
+			      const struct pt_params *p)
+{
+	return p->variant & PT_VAR_COMPETE ? f->cm.state : PT_CM_DELAY;
+}
+
+/*
  * Realizing the law's window W on a TCP socket (the module's mapping; the
  * law itself is above). W is a rate, W/τ, and a window: at that rate
  * W * RTT/τ is in flight.
@@ -588,6 +915,10 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 		ratio = pt_min(div64_u64(pt_max(srtt, tau) << 10, tau),
 			       PT_CWND_RTT_MAX << 10);
 	pkts = ((f->wnd * ratio >> 10) + PT_WND_ONE - 1) >> PT_WND_SHIFT;
+	/* In compete the window is the cubic's, not bound to 2 W. */
+	if (pt_cm_state(f, p) == PT_CM_COMPETE)
+		pkts = pt_max(pt_cm_cwnd(f),
+			      (f->wnd + PT_WND_ONE - 1) >> PT_WND_SHIFT);
 	return (u32)pt_clamp(pkts, min_pkts, 0xffffffffULL);
 }
 

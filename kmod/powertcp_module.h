@@ -49,12 +49,16 @@ struct powertcp_param {
  */
 static u32 powertcp_gen;
 
+/* Declared with the others below: a mask, which pt_variant_valid() checks. */
+static struct powertcp_param powertcp_param_variant;
+
 static int powertcp_param_set(const char *buf, const struct kernel_param *kp)
 {
 	struct powertcp_param *p = kp->arg;
 	u32 v;
 
-	if (kstrtou32(buf, 0, &v) || v < p->min || v > p->max)
+	if (kstrtou32(buf, 0, &v) || v < p->min || v > p->max ||
+	    (p == &powertcp_param_variant && !pt_variant_valid(v)))
 		return -EINVAL;
 	WRITE_ONCE(p->val, v);
 	smp_wmb();	/* the value before the generation: see powertcp_gen */
@@ -190,7 +194,8 @@ static __always_inline bool powertcp_apply(struct sock *sk,
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
 	WRITE_ONCE(sk->sk_pacing_rate, rate);
 	trace_powertcp_step(sk, tp->tcp_clock_cache, rtt_us, ca->flow.power,
-			    cwnd, rate, p->line_rate_mbps, line_auto);
+			    cwnd, rate, p->line_rate_mbps, line_auto,
+			    pt_cm_state(&ca->flow, p));
 	return changed;
 }
 
@@ -305,7 +310,7 @@ static __always_inline void powertcp_ack(struct sock *sk,
 	 * kernels) would zero it first on every ACK.
 	 */
 	struct pt_params p __uninitialized;
-	bool line_auto, new_cwnd;
+	bool line_auto, new_cwnd, round;
 	long rtt_us;
 	u32 gen;
 
@@ -324,11 +329,15 @@ static __always_inline void powertcp_ack(struct sock *sk,
 	}
 
 	/*
-	 * Once per RTT: all data sent at the last update is now acked (or
-	 * sooner where the law's variant asks for it).
+	 * Once per RTT (a round): all data sent at the last update is now
+	 * acked. The competitive mode's round ends there; the reference
+	 * moves then, or sooner where the law's variant asks for it.
 	 */
-	if (!before(tp->snd_una, ca->flow.ref_seq) ||
-	    pt_reference_due(&ca->flow, &p)) {
+	round = !before(tp->snd_una, ca->flow.ref_seq);
+	if (variants && (p.variant & PT_VAR_COMPETE))
+		pt_compete(&ca->flow, &p, round, tp->srtt_us >> 3,
+			   max_t(u32, tp->mss_cache, 1), rs->losses > 0);
+	if (round || pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}
@@ -405,6 +414,8 @@ static int __init powertcp_register(void)
 	int err;
 
 	BUILD_BUG_ON(sizeof(struct powertcp_sock) > ICSK_CA_PRIV_SIZE);
+	/* pt_variant_reset() clears the union through its other half. */
+	BUILD_BUG_ON(sizeof(struct pt_compete) != 24);
 	BUILD_BUG_ON(PT_EVO_MAX_VARIANT != PT_VAR_ALL);
 	err = tcp_register_congestion_control(&powertcp_ops);
 	if (!err)

@@ -24,9 +24,9 @@
 TRACE_EVENT(powertcp_step,
 	    TP_PROTO(const struct sock *sk, u64 now_ns, long rtt_us,
 		     u32 power, u32 cwnd, u64 rate, u32 line_mbps,
-		     bool line_auto),
+		     bool line_auto, u32 mode),
 	    TP_ARGS(sk, now_ns, rtt_us, power, cwnd, rate, line_mbps,
-		    line_auto),
+		    line_auto, mode),
 	    TP_STRUCT__entry(__field(u64, now_ns)
 			     __field(u32, daddr)	/* network order */
 			     __field(u16, sport)
@@ -36,7 +36,8 @@ TRACE_EVENT(powertcp_step,
 			     __field(u32, cwnd)
 			     __field(u64, rate)
 			     __field(u32, line_mbps)
-			     __field(bool, line_auto)),
+			     __field(bool, line_auto)
+			     __field(u8, mode)),
 	    TP_fast_assign(__entry->now_ns = now_ns;
 			   __entry->daddr = (__force u32)sk->sk_daddr;
 			   __entry->sport = sk->sk_num;
@@ -46,12 +47,15 @@ TRACE_EVENT(powertcp_step,
 			   __entry->cwnd = cwnd;
 			   __entry->rate = rate;
 			   __entry->line_mbps = line_mbps;
-			   __entry->line_auto = line_auto;),
-	    TP_printk("t=%llu sport=%u daddr=%pI4 dport=%u rtt_us=%ld power_q16=%u cwnd=%u rate_Bps=%llu line_mbps=%u line_from=%s",
+			   __entry->line_auto = line_auto;
+			   __entry->mode = mode;),
+	    TP_printk("t=%llu sport=%u daddr=%pI4 dport=%u rtt_us=%ld power_q16=%u cwnd=%u rate_Bps=%llu line_mbps=%u line_from=%s mode=%s",
 		      __entry->now_ns, __entry->sport, &__entry->daddr,
 		      __entry->dport, __entry->rtt_us, __entry->power,
 		      __entry->cwnd, __entry->rate, __entry->line_mbps,
-		      __entry->line_auto ? "device" : "param")
+		      __entry->line_auto ? "device" : "param",
+		      __print_symbolic(__entry->mode, { 0, "delay" },
+				       { 1, "compete" }, { 2, "probe" }))
 );
 
 #endif /* _POWERTCP_TRACE_H */

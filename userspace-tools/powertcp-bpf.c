@@ -286,6 +286,10 @@ static void apply_args(const struct alg *a, struct pt_params *p, int argc,
 			     *param_field(p, d));
 		*param_field(&n, d) = v;
 	}
+	if (!pt_variant_valid(n.variant))
+		fail("%s: variant=%u refused: PT_VAR_COMPETE (32) and"
+		     " PT_VAR_GRAD_BASELINE (1) do not go together (variant"
+		     " stays %u)", a->name, n.variant, p->variant);
 	*p = n;
 }
 
@@ -863,9 +867,12 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	inet_ntop(AF_INET, &e->daddr, daddr, sizeof(daddr));
 	if (printf("t=%llu sport=%u daddr=%s dport=%u rtt_us=%lld power_q16=%u"
-		   " cwnd=%u rate_Bps=%llu\n", (unsigned long long)e->now_ns,
-		   e->sport, daddr, e->dport, (long long)e->rtt_us, e->power,
-		   e->cwnd, (unsigned long long)e->rate) < 0 ||
+		   " cwnd=%u rate_Bps=%llu mode=%s\n",
+		   (unsigned long long)e->now_ns, e->sport, daddr, e->dport,
+		   (long long)e->rtt_us, e->power, e->cwnd,
+		   (unsigned long long)e->rate,
+		   e->mode == PT_CM_COMPETE ? "compete" :
+		   e->mode == PT_CM_PROBE ? "probe" : "delay") < 0 ||
 	    fflush(stdout))
 		stop = 1;
 	if (trace_left > 0 && --trace_left == 0)

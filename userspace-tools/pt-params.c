@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "../kmod/powertcp_core.h"
 
 struct param {
 	const char *name;
@@ -100,6 +101,9 @@ static void check(const char *alg, const struct param *t, const char *arg)
 	if (v < t->min || v > t->max)
 		die("%s: %s=%lld is out of range (%lld..%lld)", alg, t->name, v,
 		    t->min, t->max);
+	if (!strcmp(t->name, "variant") && !pt_variant_valid((u32)v))
+		die("%s: variant=%lld: PT_VAR_COMPETE (32) and "
+		    "PT_VAR_GRAD_BASELINE (1) do not go together", alg, v);
 }
 
 int main(int argc, char **argv)

@@ -37,6 +37,7 @@ struct pt_bpf_event {
 	__u32 cwnd;		/* snd_cwnd set, packets */
 	__u16 sport;
 	__u16 dport;
+	__u32 mode;		/* the competitive mode's state, PT_CM_* */
 };
 
 #endif /* _POWERTCP_BPF_H */

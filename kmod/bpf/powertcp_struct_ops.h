@@ -118,7 +118,7 @@ static __always_inline bool pt_read_params(struct pt_params *p, __u32 *gen)
 /* The powertcp_step event, while a reader has asked for them. */
 static __always_inline void pt_trace(struct sock *sk, __u64 now_ns,
 				     long rtt_us, __u32 power, __u32 cwnd,
-				     __u64 rate)
+				     __u64 rate, __u32 mode)
 {
 	__u32 zero = 0;
 	struct pt_bpf_ctl *c = bpf_map_lookup_elem(&ctl, &zero);
@@ -139,6 +139,7 @@ static __always_inline void pt_trace(struct sock *sk, __u64 now_ns,
 	e->cwnd = cwnd;
 	e->sport = sk->__sk_common.skc_num;
 	e->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	e->mode = mode;
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -174,7 +175,8 @@ static __always_inline void pt_apply(struct sock *sk, struct powertcp_sock *ca,
 	if (rate > sk->sk_max_pacing_rate)
 		rate = sk->sk_max_pacing_rate;
 	sk->sk_pacing_rate = rate;
-	pt_trace(sk, tp->tcp_clock_cache, rtt_us, ca->flow.power, cwnd, rate);
+	pt_trace(sk, tp->tcp_clock_cache, rtt_us, ca->flow.power, cwnd, rate,
+		 pt_cm_state(&ca->flow, p));
 }
 
 SEC("struct_ops/powertcp_init")
@@ -225,6 +227,7 @@ void powertcp_cong_control(unsigned long long *ctx)
 	struct powertcp_sock *ca = pt_inet_csk_ca(sk);
 	struct pt_params p;
 	long rtt_us;
+	bool round;
 	__u32 gen;
 
 	/* The SYN-ACK is acked before init runs on an active open. */
@@ -243,11 +246,15 @@ void powertcp_cong_control(unsigned long long *ctx)
 	}
 
 	/*
-	 * Once per RTT: all data sent at the last update is now acked (or
-	 * sooner where the law's variant asks for it).
+	 * Once per RTT (a round): all data sent at the last update is now
+	 * acked. The competitive mode's round ends there; the reference
+	 * moves then, or sooner where the law's variant asks for it.
 	 */
-	if (!pt_before(tp->snd_una, ca->flow.ref_seq) ||
-	    pt_reference_due(&ca->flow, &p)) {
+	round = !pt_before(tp->snd_una, ca->flow.ref_seq);
+	if (p.variant & PT_VAR_COMPETE)
+		pt_compete(&ca->flow, &p, round, tp->srtt_us >> 3,
+			   tp->mss_cache ? tp->mss_cache : 1, rs->losses > 0);
+	if (round || pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;
 	}

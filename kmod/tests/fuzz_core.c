@@ -2,10 +2,12 @@
 /*
  * libFuzzer harness for the control law: the input picks parameters (mapped
  * into their valid module-parameter ranges) and a sequence of RTT samples,
- * time steps, reference updates, parameter writes (a new generation) and
- * MSS changes. Built with UBSan and clang's integer sanitizer, so an
- * overflow is a crash; the invariants are asserted, and the law must agree
- * bit for bit with the uncached one of ref_law.h.
+ * time steps, reference updates, parameter writes (a new generation),
+ * MSS changes, and the competitive mode's rounds and losses. Built with
+ * UBSan and clang's integer sanitizer, so an overflow is a crash; the
+ * invariants are asserted, and the law must agree
+ * bit for bit with the uncached one of ref_law.h until the competitive mode
+ * (PT_VAR_COMPETE) takes the window.
  *
  *   make -C kmod/tests fuzz   (runs for FUZZ_SECONDS)
  */
@@ -78,7 +80,7 @@ static void write_param(struct reader *r, struct pt_params *p, u32 which)
 	case 7: p->smooth_pct = in_range(r, 1, 100); break;
 	case 8: p->base_rtt_us = in_range(r, 0, 10000000); break;
 	case 9: p->line_rate_mbps = in_range(r, 1, PT_LINE_RATE_MAX_MBPS); break;
-	default: p->variant = in_range(r, 0, PT_VAR_ALL); break;
+	default: p->variant = pt_any_variant(take(r, 4)); break;
 	}
 }
 
@@ -89,6 +91,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct pt_flow f;
 	struct ref_flow g;
 	u32 mss, fallback, gen = 0;
+	int competed = 0;
 	u64 t;
 
 	p.gamma = in_range(&r, 1, 1024);
@@ -101,7 +104,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	p.smooth_pct = in_range(&r, 1, 100);
 	p.base_rtt_us = in_range(&r, 0, 10000000);
 	p.line_rate_mbps = in_range(&r, 1, PT_LINE_RATE_MAX_MBPS);
-	p.variant = in_range(&r, 0, PT_VAR_ALL);
+	p.variant = pt_any_variant(take(&r, 4));
 	mss = in_range(&r, 1, 65535);
 	t = take(&r, 8) >> 1;
 
@@ -119,6 +122,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		rtt <<= shift % 16;
 		if (shift & 0x80) {
 			write_param(&r, &p, shift >> 4);
+			ref_variant_reset(&g);
 			gen++;
 		}
 		if ((shift & 0x70) == 0x70)
@@ -131,6 +135,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		t += step << (step % 37);
 		pt_on_rtt(&f, &p, gen, rtt, t, mss);
 		ref_on_rtt(&g, &p, rtt, t, mss);
+		/* The competitive mode: a round's end, a loss, srtt. */
+		if (p.variant & PT_VAR_COMPETE)
+			pt_compete(&f, &p, step & 2, rtt << (step % 5),
+				   mss, step & 4);
+		competed |= pt_cm_state(&f, &p) != PT_CM_DELAY;
 		if ((step & 1) || pt_reference_due(&f, &p)) {
 			pt_update_reference(&f);
 			ref_update_reference(&g);
@@ -138,8 +147,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		check(&f, &p, mss, rtt);
 		check_gso(pt_cwnd_pkts(&f, &p, rtt, 1), step * 4 % 1001,
 			  (u32)(rtt & 0xffff) + 1);
-		if (f.wnd != g.wnd || f.wnd_old != g.wnd_old ||
-		    f.power != g.power || f.min_rtt_us != g.min_rtt_us) {
+		/* The law's, until the competitive mode took the window. */
+		if (!competed &&
+		    (f.wnd != g.wnd || f.wnd_old != g.wnd_old ||
+		     f.power != g.power || f.min_rtt_us != g.min_rtt_us)) {
 			fprintf(stderr, "differs from the uncached law\n");
 			abort();
 		}

@@ -39,6 +39,15 @@ static inline u64 ref_tau_ns(const struct pt_params *p, const struct ref_flow *f
 	return pt_clamp(us * 1000, 1000, PT_TIME_MAX_NS);
 }
 
+/* A parameter write: the variants' state starts again (pt_variant_reset()). */
+static inline void ref_variant_reset(struct ref_flow *f)
+{
+	f->grad_rtt_ns = 0;
+	f->grad_t_ns = 0;
+	f->mid_rtt_ns = 0;
+	f->mid_t_ns = 0;
+}
+
 /*
  * Start a flow at init_rate of the line rate. With an automatic τ and no
  * RTT sample yet, @fallback_pkts (the kernel's initial window) is used.
@@ -50,10 +59,7 @@ static inline void ref_flow_init(struct ref_flow *f, const struct pt_params *p,
 
 	f->t_prev_ns = now_ns;
 	f->rtt_prev_ns = 0;
-	f->grad_rtt_ns = 0;
-	f->grad_t_ns = 0;
-	f->mid_rtt_ns = 0;
-	f->mid_t_ns = 0;
+	ref_variant_reset(f);
 	f->ref_t_ns = now_ns;
 	f->power = PT_POWER_ONE;
 	f->min_rtt_us = 0;

@@ -594,12 +594,17 @@ static void test_random_sequences(void)
 		u64 t = rnd64() >> 2;
 		const char *why;
 
+		p.variant = pt_any_variant(random());
 		pt_flow_init(&f, &p, 0, rnd_range(1, 100), mss, t);
 		for (int j = 0; j < 200; j++) {
 			u64 rtt = rnd_range(0, 1ULL << (random() % 40));
 
 			t += rnd_range(0, 1ULL << (random() % 36));
 			pt_on_rtt(&f, &p, 0, rtt, t, mss);
+			if (p.variant & PT_VAR_COMPETE)
+				pt_compete(&f, &p, random() % 4 == 0,
+					   rnd_range(0, 1ULL << (random() % 40)),
+					   mss, random() % 16 == 0);
 			if (random() % 8 == 0)
 				pt_update_reference(&f);
 			why = pt_check_invariants(&f, &p, mss, rtt);
@@ -626,7 +631,7 @@ static void rnd_param_write(struct pt_params *p, u64 r)
 	case 7: p->smooth_pct = n.smooth_pct; break;
 	case 8: p->base_rtt_us = r % 3 ? n.base_rtt_us : 0; break;
 	case 9: p->line_rate_mbps = n.line_rate_mbps; break;
-	default: p->variant = r % (PT_VAR_ALL + 1); break;
+	default: p->variant = pt_any_variant(r); break;
 	}
 }
 
@@ -642,9 +647,11 @@ static const char *same(const struct pt_flow *f, const struct ref_flow *g,
 	if (f->t_prev_ns != g->t_prev_ns || f->ref_t_ns != g->ref_t_ns ||
 	    (u64)f->rtt_prev_us * 1000 != g->rtt_prev_ns)
 		return "sample state";
-	if (f->grad_t_ns != g->grad_t_ns || f->mid_t_ns != g->mid_t_ns ||
-	    (u64)f->grad_rtt_us * 1000 != g->grad_rtt_ns ||
-	    (u64)f->mid_rtt_us * 1000 != g->mid_rtt_ns)
+	/* Under PT_VAR_COMPETE the union holds the competitive mode's. */
+	if (!(p->variant & PT_VAR_COMPETE) &&
+	    (f->grad_t_ns != g->grad_t_ns || f->mid_t_ns != g->mid_t_ns ||
+	     (u64)f->grad_rtt_us * 1000 != g->grad_rtt_ns ||
+	     (u64)f->mid_rtt_us * 1000 != g->mid_rtt_ns))
 		return "gradient references";
 	if (pt_reference_due(f, p) != ref_reference_due(g, p))
 		return "reference due";
@@ -678,7 +685,7 @@ static void test_cache_is_exact(void)
 		u64 t = rnd64() >> 2;
 		const char *why = 0;
 
-		p.variant = random() % (PT_VAR_ALL + 1);
+		p.variant = pt_any_variant(random());
 		pt_flow_init(&f, &p, gen, 10, mss, t);
 		ref_flow_init(&g, &p, 10, mss, t);
 		for (int j = 0; j < 300 && !why; j++) {
@@ -687,6 +694,7 @@ static void test_cache_is_exact(void)
 
 			if (r % 16 == 0) {
 				rnd_param_write(&p, r >> 4);
+				ref_variant_reset(&g);
 				gen++;
 				writes++;
 			}

@@ -191,6 +191,77 @@ param_write_next_ack() { # module cc
 	return $rc
 }
 
+# The competitive mode (PT_VAR_COMPETE) beside CUBIC, through a switch: a
+# namespace between the two hosts whose egress to the receiver is the
+# bottleneck (RATE_MBPS, a 300 KB FIFO, 1 ms each way), so that the queue
+# is the switch's, not a sender's own qdisc, whose bytes TCP small queues
+# would count against the sender. A CUBIC flow fills it; PowerTCP-evo with
+# variant 32, from a second host 0.5 s later, enters compete (its
+# powertcp_step events say mode=compete) and takes a part of the link a
+# delay-based law does not: at least 15% of the two flows' bytes (0.2-1.2%
+# without it, docs/TESTBED.md). A floor, not the figure (make coexist has
+# those). The variant is put back after.
+compete_net() {
+	local n
+	for n in ptk_c1 ptk_c2 ptk_cw ptk_cr; do ip netns add $n || return 1; done
+	ip link add v1 netns ptk_c1 type veth peer name w1 netns ptk_cw &&
+	ip link add v2 netns ptk_c2 type veth peer name w2 netns ptk_cw &&
+	ip link add vr netns ptk_cr type veth peer name wr netns ptk_cw &&
+	ip -n ptk_c1 addr add 10.78.1.2/24 dev v1 &&
+	ip -n ptk_c2 addr add 10.78.2.2/24 dev v2 &&
+	ip -n ptk_cr addr add 10.78.3.2/24 dev vr &&
+	ip -n ptk_cw addr add 10.78.1.1/24 dev w1 &&
+	ip -n ptk_cw addr add 10.78.2.1/24 dev w2 &&
+	ip -n ptk_cw addr add 10.78.3.1/24 dev wr || return 1
+	for n in ptk_c1:v1 ptk_c2:v2 ptk_cr:vr ptk_cw:w1 ptk_cw:w2 ptk_cw:wr; do
+		ip -n "${n%:*}" link set "${n#*:}" up || return 1
+	done
+	ip -n ptk_c1 route add default via 10.78.1.1 &&
+	ip -n ptk_c2 route add default via 10.78.2.1 &&
+	ip -n ptk_cr route add default via 10.78.3.1 &&
+	ip netns exec ptk_cw sysctl -qw net.ipv4.ip_forward=1 &&
+	tc -n ptk_cw qdisc add dev wr root handle 1: tbf rate "${RATE_MBPS}mbit" \
+		burst 15kb limit 300kb &&
+	tc -n ptk_cw qdisc add dev wr parent 1:1 netem delay 1ms &&
+	tc -n ptk_cr qdisc add dev vr root netem delay 1ms
+}
+
+compete_beside_cubic() { # module cc
+	local ev=/sys/kernel/tracing/events/$2/powertcp_step tr=/sys/kernel/tracing
+	local rc=0 cubic ours tmp old n
+	old=$(param "$1" variant)
+	tmp=$(mktemp -d) || return 1
+	compete_net || rc=1
+	echo 32 > "/sys/module/$1/parameters/variant" || rc=1
+	ip netns exec ptk_cr iperf3 -s -1 -D -B 10.78.3.2 -p 5210 &&
+	ip netns exec ptk_cr iperf3 -s -1 -D -B 10.78.3.2 -p 5211 || rc=1
+	sleep 0.5
+	echo > $tr/trace
+	echo 1 > "$ev/enable"
+	[ $rc != 0 ] || {
+		ip netns exec ptk_c1 iperf3 -c 10.78.3.2 -p 5210 -C cubic -t 5 -J \
+			> "$tmp/cubic.json" 2>&1 &
+		sleep 0.5
+		ip netns exec ptk_c2 iperf3 -c 10.78.3.2 -p 5211 -C "$2" -t 4 -J \
+			> "$tmp/ours.json" 2>&1 || rc=1
+		wait || rc=1
+	}
+	echo 0 > "$ev/enable"
+	echo "$old" > "/sys/module/$1/parameters/variant"
+	for n in ptk_c1 ptk_c2 ptk_cw ptk_cr; do ip netns del $n 2>/dev/null; done
+	cubic=$(json_bps < "$tmp/cubic.json") ours=$(json_bps < "$tmp/ours.json") ||
+		rc=1
+	[ $rc = 0 ] || { tail -n 3 "$tmp"/*.json; rm -rf "$tmp"; return 1; }
+	rm -rf "$tmp"
+	echo "# cubic $((cubic / 1000)) kbit/s over 5 s, $2 $((ours / 1000)) kbit/s over 4 s;" \
+		"$(grep -c 'mode=compete' $tr/trace) steps in compete," \
+		"$(grep -c 'mode=probe' $tr/trace) in probe"
+	grep -q 'powertcp_step:.*mode=compete' $tr/trace ||
+		{ echo "never entered compete"; return 1; }
+	[ $((ours * 4 * 100)) -ge $(((ours * 4 + cubic * 5) * 15)) ] ||
+		{ echo "share below 15%"; return 1; }
+}
+
 # On a lossy path every RTT the law takes is a µs sample: none of the whole
 # milliseconds the timestamp echo gives for an ACK of retransmitted data
 # (pt_rtt_usable()). For 2 s the sender's egress is a 500 Mbit/s netem that
@@ -418,6 +489,15 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: smooth_pct=-1 refused, value kept" refused_write "$mod" smooth_pct -1
 	check "$cc: tso_permille=1001 refused, value kept" \
 		refused_write "$mod" tso_permille 1001
+	max=$(modinfo -F parm "$mod" | sed -n 's/^variant:.*range 0\.\.\([0-9]*\)).*/\1/p')
+	check "$cc: variant=$((max + 1)) refused, value kept" \
+		refused_write "$mod" variant $((max + 1))
+	if [ "$cc" = powertcp_evo ]; then
+		check "$cc: variant=33 (compete with the gradient baseline) refused" \
+			refused_write "$mod" variant 33
+		check "$cc: variant=32 beside CUBIC: enters compete, >= 15% of the link" \
+			compete_beside_cubic "$mod" "$cc"
+	fi
 	check "$cc: a valid write takes effect" \
 		sh -c "echo 1024 > /sys/module/$mod/parameters/gamma &&
 		       [ \$(cat /sys/module/$mod/parameters/gamma) = 1024 ]"

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../powertcp_core.h"
 #include "closed_loop.h"
@@ -276,10 +277,225 @@ static void test_beta_fade_fixed_point(void)
 	CHECK(w[0] / w[1] < 1.05, "faded, 2 flows: %.3f / %.3f", w[0], w[1]);
 }
 
-/* Every variant keeps the invariants on random inputs at the extremes. */
+/* pt_cbrt() is floor(cbrt(x)) over its whole range. */
+static void test_cbrt_exact(void)
+{
+	u64 x, y;
+	int i, bad = 0;
+
+	srandom(3);
+	for (i = 0; i < 2000000; i++) {
+		if (i < 100000)
+			x = i;
+		else if (i < 200000)
+			x = (u64)(i % 2097152) * (i % 2097152) * (i % 2097152) +
+			    i % 3 - 1;
+		else
+			x = ((u64)random() << 33 ^ (u64)random() << 2 ^
+			     random()) >> (random() % 63);
+		x &= (1ULL << 63) - 1;
+		y = pt_cbrt(x);
+		if (y * y * y > x ||
+		    (unsigned __int128)(y + 1) * (y + 1) * (y + 1) <= x)
+			bad++;
+	}
+	CHECK(!bad, "%d roots off", bad);
+	CHECK(pt_cbrt((1ULL << 63) - 1) == 2097151, "largest");
+}
+
+/* PT_VAR_COMPETE and PT_VAR_GRAD_BASELINE share state: not both. */
+static void test_variant_valid(void)
+{
+	CHECK(pt_variant_valid(0) && pt_variant_valid(PT_VAR_COMPETE) &&
+	      pt_variant_valid(PT_VAR_ALL & ~PT_VAR_GRAD_BASELINE) &&
+	      pt_variant_valid(PT_VAR_ALL & ~PT_VAR_COMPETE), "refused");
+	CHECK(!pt_variant_valid(PT_VAR_COMPETE | PT_VAR_GRAD_BASELINE) &&
+	      !pt_variant_valid(PT_VAR_ALL) &&
+	      !pt_variant_valid(PT_VAR_ALL + 1), "taken");
+}
+
+/*
+ * The competitive window is CUBIC's: 0.7 w_max at a loss, back to w_max
+ * after K = cbrt(0.3 w_max / 0.4) s (9.09 s for 1000 packets), growing
+ * past it after; a second loss below w_max gives way (fast convergence).
+ */
+static void test_compete_cubic(void)
+{
+	struct pt_flow f;
+	u64 t0 = 5000000000ULL, k;
+
+	memset(&f, 0, sizeof(f));
+	pt_cm_epoch(&f.cm, 1000, t0, 1);
+	k = (u64)(f.cm.t_k - (u32)(t0 >> PT_CM_TICK_SHIFT)) <<
+	    PT_CM_TICK_SHIFT;
+	CHECK(fabs(k / 1e9 - cbrt(0.3 * 1000 / 0.4)) < 0.05,
+	      "K %.3f s", k / 1e9);
+	f.t_prev_ns = t0;
+	CHECK(abs((int)pt_cm_cwnd(&f) - 700) <= 1, "at the loss %u",
+	      pt_cm_cwnd(&f));
+	f.t_prev_ns = t0 + k;
+	CHECK(pt_cm_cwnd(&f) == 1000, "at K %u", pt_cm_cwnd(&f));
+	f.t_prev_ns = t0 + 2 * k;
+	CHECK(pt_cm_cwnd(&f) > 1250 && pt_cm_cwnd(&f) < 1350,
+	      "at 2K %u (1300)", pt_cm_cwnd(&f));
+	f.t_prev_ns = t0 + k / 2;
+	k = pt_cm_cwnd(&f);	/* 1000 - 300/8 */
+	pt_cm_epoch(&f.cm, k, f.t_prev_ns, 1);
+	CHECK(k >= 962 && k <= 963 && f.cm.w_max == k * 1741 / 2048,
+	      "fast convergence: w_max %u at %llu", f.cm.w_max,
+	      (unsigned long long)k);
+}
+
+/*
+ * One flow of @variant beside a Reno flow (until @reno_until τ), through a
+ * FIFO of @buf_bdp BDPs that drains at the line rate: a fluid model, in
+ * steps of τ/32. Each sends its window over the RTT (ours: at most its
+ * pacing rate; Reno: slow start, then +1 packet an RTT, half on a loss);
+ * a full buffer drops, and both flows see the loss. Our share of the
+ * bytes sent from @from τ on, the τ at which our flow first entered
+ * compete and last returned to delay after it (-1: never), and the RTT at
+ * the end (τ).
+ */
+struct duel {
+	double share, rtt_end;
+	int entered, left;
+};
+
+static struct duel duel(u32 variant, double buf_bdp, int taus, int from,
+			int reno_until)
+{
+	struct pt_params p = params(variant);
+	double c = p.line_rate_mbps * 1e6 / 8, tau = p.base_rtt_us * 1e-6;
+	double dt = tau / 32, buf = buf_bdp * c * tau, q = 0, t = 0;
+	double rtt = tau, reno = 10, next_reno = tau, next_round = tau;
+	double ours = 0, all = 0;
+	int step, round, drop, reno_lost = 0, ss = 1;
+	u32 state = PT_CM_DELAY;
+	struct duel d = { 0, 0, -1, -1 };
+	struct pt_flow f;
+
+	pt_flow_init(&f, &p, 0, 10, MSS, 0);
+	for (step = 0; step < 32 * taus; step++) {
+		u64 rtt_us = (u64)(rtt * 1e6 + 0.5);
+		double r_ours = pt_cwnd_pkts(&f, &p, rtt_us, 1) * MSS / rtt;
+		double r_reno = step < 32 * reno_until ? reno * MSS / rtt : 0;
+
+		if (r_ours > pt_sk_pacing_rate(&f, &p, MSS))
+			r_ours = pt_sk_pacing_rate(&f, &p, MSS);
+		q += (r_ours + r_reno - c) * dt;
+		drop = q > buf;
+		q = q < 0 ? 0 : q > buf ? buf : q;
+		if (step >= 32 * from) {
+			ours += r_ours;
+			all += r_ours + r_reno;
+		}
+		t += dt;
+		rtt = tau + q / c;
+		round = t >= next_round;
+		if (round)
+			next_round = t + rtt;
+		pt_on_rtt(&f, &p, 0, (u64)(rtt * 1e6 + 0.5), (u64)(t * 1e9),
+			  MSS);
+		if (variant & PT_VAR_COMPETE)
+			pt_compete(&f, &p, round, (u64)(rtt * 1e6 + 0.5), MSS,
+				   drop);
+		if (round)
+			pt_update_reference(&f);
+		if (pt_cm_state(&f, &p) != state) {
+			if (state == PT_CM_DELAY && d.entered < 0)
+				d.entered = step / 32;
+			state = pt_cm_state(&f, &p);
+			if (state == PT_CM_DELAY)
+				d.left = step / 32;
+		}
+		reno_lost |= drop;
+		if (t >= next_reno) {
+			if (reno_lost)
+				reno = reno / 2 > 2 ? reno / 2 : 2;
+			else
+				reno = ss ? 2 * reno : reno + 1;
+			ss &= !reno_lost;
+			reno_lost = 0;
+			next_reno = t + rtt;
+		}
+	}
+	d.share = ours / all;
+	d.rtt_end = rtt / tau;
+	return d;
+}
+
+/*
+ * Beside Reno the law alone keeps a few percent of the link; the
+ * competitive mode enters within tens of base RTTs and holds a fair part,
+ * in a shallow (4 BDP) and a deep (100 BDP) buffer: between 0.35 and 2/3,
+ * where Jain's index of the two is 0.9 (CUBIC, which the mode is, takes
+ * more than Reno where the buffer is deep).
+ */
+static void test_compete_beside_reno(void)
+{
+	struct duel law = duel(0, 4, 20000, 10000, 20000);
+	struct duel s = duel(PT_VAR_COMPETE, 4, 20000, 10000, 20000);
+	struct duel deep = duel(PT_VAR_COMPETE, 100, 60000, 30000, 60000);
+
+	CHECK(law.share < 0.05 && law.entered < 0, "law: share %.3f",
+	      law.share);
+	CHECK(s.share > 0.35 && s.share < 0.667 && s.entered >= 0 &&
+	      s.entered < 100, "4 BDP: share %.3f, entered at %d tau",
+	      s.share, s.entered);
+	CHECK(deep.share > 0.35 && deep.share < 0.667 && deep.entered >= 0,
+	      "100 BDP: share %.3f, entered at %d tau", deep.share,
+	      deep.entered);
+}
+
+/*
+ * When Reno leaves, a probe finds the queue gone with the flow's own
+ * backing off: the flow returns to delay, and the law holds the queue at
+ * its target again.
+ */
+static void test_compete_leaves(void)
+{
+	struct duel d = duel(PT_VAR_COMPETE, 4, 8000, 0, 4000);
+
+	CHECK(d.entered >= 0 && d.left > 4000 && d.left < 4500,
+	      "entered at %d tau, back to delay at %d", d.entered, d.left);
+	CHECK(d.rtt_end < 1.2, "RTT at the end %.3f tau", d.rtt_end);
+}
+
+/*
+ * Our own flows never compete with one another: an incast of 11 (and of
+ * 60: N β = 0.36 BDP) starting at line rate, a flow alone, all stay in
+ * delay, and the law's outcome is variant 0's exactly.
+ */
+static void test_compete_not_own_queue(void)
+{
+	struct pt_params p0 = params(0), p32 = params(PT_VAR_COMPETE);
+	struct pt_flow a[64], b[64];
+	int counts[] = { 1, 11, 60 }, k, i, same = 1;
+	double r0, r32, x0, x32;
+	long out;
+
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < counts[k]; i++) {
+			pt_flow_init(&a[i], &p0, 0, 10, MSS, 0);
+			pt_flow_init(&b[i], &p32, 0, 10, MSS, 0);
+		}
+		closed_loop(&p0, a, counts[k], MSS, 2000, 1000, &r0, &x0);
+		out = closed_loop(&p32, b, counts[k], MSS, 2000, 1000, &r32,
+				  &x32);
+		for (i = 0; i < counts[k]; i++)
+			same &= a[i].wnd == b[i].wnd && a[i].power == b[i].power;
+		CHECK(!out && same, "%d flows: %ld samples out of delay",
+		      counts[k], out);
+	}
+}
+
+/*
+ * Every variant keeps the invariants on random inputs at the extremes,
+ * the competitive mode in each of its states.
+ */
 static void test_variants_bounded(void)
 {
-	u32 v;
+	u32 v, seen = 0;
 	int i;
 
 	srandom(11);
@@ -289,6 +505,9 @@ static void test_variants_bounded(void)
 		u64 t = random();
 		const char *why = NULL;
 
+		if (!pt_variant_valid(v))
+			continue;
+
 		p.base_rtt_us = v & 1 ? 0 : 1 + random() % 10000000;
 		p.line_rate_mbps = 1 + random() % PT_LINE_RATE_MAX_MBPS;
 		pt_flow_init(&f, &p, 0, 10, MSS, t);
@@ -297,17 +516,22 @@ static void test_variants_bounded(void)
 
 			t += (u64)random() << (random() % 12);
 			pt_on_rtt(&f, &p, 0, rtt, t, MSS);
+			if (v & PT_VAR_COMPETE)
+				pt_compete(&f, &p, i % 3 == 0, rtt, MSS,
+					   random() % 8 == 0);
 			if (i % 3 == 0 || pt_reference_due(&f, &p))
 				pt_update_reference(&f);
 			why = pt_check_invariants(&f, &p, MSS, rtt);
+			seen |= 1U << pt_cm_state(&f, &p);
 		}
 		CHECK(!why, "variant %u: %s", v, why);
 	}
+	CHECK(seen == 7, "competitive states seen: mask %u", seen);
 }
 
 int main(void)
 {
-	tap_plan(9);
+	tap_plan(15);
 	RUN(test_variant0_is_theta);
 	RUN(test_grad_baseline_damps_steps);
 	RUN(test_grad_baseline_age);
@@ -316,6 +540,12 @@ int main(void)
 	RUN(test_drain_ref_due);
 	RUN(test_beta_fade_share);
 	RUN(test_beta_fade_fixed_point);
+	RUN(test_cbrt_exact);
+	RUN(test_variant_valid);
+	RUN(test_compete_cubic);
+	RUN(test_compete_beside_reno);
+	RUN(test_compete_leaves);
+	RUN(test_compete_not_own_queue);
 	RUN(test_variants_bounded);
 	return tap_done();
 }
