@@ -355,7 +355,7 @@ expect_err "param-writer: missing --status" "are required" \
 # pt-params: the modules' table, and the values it refuses as the modules do.
 PT=$BIN/pt-params
 check "pt-params: both algorithms' values in range" \
-	"$PT" check powertcp_evo gamma=1 gamma=1024 variant=31 tso_permille=0 \
+	"$PT" check powertcp_evo gamma=1 gamma=1024 variant=31 variant=32 tso_permille=0 \
 	line_rate_auto=1 base_rtt_us=10000000
 check "pt-params: evo's defaults, theta's variant range" sh -c \
 	'"$1" list powertcp_evo | grep -qx "target_permille 1030 1000 4000" &&
@@ -364,6 +364,9 @@ expect_err "pt-params: out of range" "gamma=0 is out of range (1..1024)" \
 	"$PT" check theta_powertcp gamma=0
 expect_err "pt-params: theta takes variant 0 only" "variant=1 is out of range (0..0)" \
 	"$PT" check theta_powertcp variant=1
+expect_err "pt-params: compete and the gradient baseline not together" \
+	"variant=33: PT_VAR_COMPETE (32) and PT_VAR_GRAD_BASELINE (1) do not go together" \
+	"$PT" check powertcp_evo variant=33
 expect_err "pt-params: no such parameter" "no parameter nope" \
 	"$PT" check powertcp_evo nope=1
 expect_err "pt-params: not an integer" "'1x' is not an integer" \

@@ -463,7 +463,10 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: line_rate_mbps=400001 refused, value kept" \
 		refused_set "$cc" line_rate_mbps 400001
 	check "$cc: smooth_pct=-1 refused, value kept" refused_set "$cc" smooth_pct -1
-	check "$cc: variant=32 refused, value kept" refused_set "$cc" variant 32
+	check "$cc: variant=64 refused, value kept" refused_set "$cc" variant 64
+	[ "$cc" != powertcp_evo ] ||
+		check "$cc: variant=33 (compete with the gradient baseline) refused" \
+			refused_set "$cc" variant 33
 	check "$cc: a valid set takes effect" \
 		sh -c "'$BIN' set $cc gamma=1024 &&
 		       [ \$('$BIN' get $cc gamma) = 1024 ]"
