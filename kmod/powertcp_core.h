@@ -208,11 +208,6 @@ struct pt_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
 	u64 wnd;		/* current window, packets Q10 */
 	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
-	u64 ref_t_ns;		/* time of the last reference update */
-	u64 wnd_lo;		/* derived: pt_wnd_lo() */
-	u64 wnd_hi : 43;	/* derived: pt_wnd_hi() (<= PT_WND_MAX) */
-	u64 line_mbps : 21;	/* the line rate they are of */
-	u64 beta_wnd;		/* derived: β as a window, Q10 (< 2^50) */
 	/*
 	 * The variants' own state, cleared by a parameter write
 	 * (pt_variant_reset()); PT_VAR_COMPETE and PT_VAR_GRAD_BASELINE
@@ -228,6 +223,11 @@ struct pt_flow {
 		};
 		struct pt_compete cm;	/* PT_VAR_COMPETE */
 	};
+	u64 ref_t_ns;		/* time of the last reference update */
+	u64 wnd_lo;		/* derived: pt_wnd_lo() */
+	u64 wnd_hi : 43;	/* derived: pt_wnd_hi() (<= PT_WND_MAX) */
+	u64 line_mbps : 21;	/* the line rate they are of */
+	u64 beta_wnd;		/* derived: β as a window, Q10 (< 2^50) */
 	u32 rtt_prev_us;	/* previous RTT sample, µs (0: none) */
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
@@ -307,31 +307,6 @@ static inline u64 pt_wnd_hi(const struct pt_params *p, u64 tau_ns, u32 mss)
 }
 
 /*
- * The derived values of a flow (see struct pt_flow) for τ = @tau_ns, @mss
- * and the parameters @p of generation @gen, with its line rate.
- */
-static inline void pt_derive(struct pt_flow *f, const struct pt_params *p,
-			     u64 tau_ns, u32 mss, u32 gen)
-{
-	f->wnd_lo = pt_wnd_lo(p, tau_ns, mss);
-	f->wnd_hi = pt_wnd_hi(p, tau_ns, mss);
-	f->beta_wnd = pt_rate_to_wnd(p, p->beta_ppm, tau_ns, mss);
-	f->gen = gen;
-	f->mss = (u16)mss;	/* a larger one never compares equal */
-	f->line_mbps = p->line_rate_mbps;
-	f->skb_segs = 0;	/* the glue's bound may be of older parameters */
-}
-
-/* Are @f's derived values those of @p (generation @gen) and @mss? */
-static inline int pt_derived_current(const struct pt_flow *f,
-				     const struct pt_params *p, u32 gen,
-				     u32 mss)
-{
-	return f->gen == gen && f->mss == mss &&
-	       f->line_mbps == p->line_rate_mbps;
-}
-
-/*
  * Is @variant a mask the law can run? PT_VAR_COMPETE keeps its state where
  * PT_VAR_GRAD_BASELINE keeps its own (struct pt_flow), so not both; the
  * modules' and the BPF loader's parameter checks refuse it.
@@ -355,6 +330,33 @@ static inline void pt_variant_reset(struct pt_flow *f)
 	f->mid_t_ns = 0;
 	f->grad_rtt_us = 0;
 	f->mid_rtt_us = 0;	/* and so cm, the same 24 bytes, is zero */
+}
+
+/*
+ * The derived values of a flow (see struct pt_flow) for τ = @tau_ns, @mss
+ * and the parameters @p of generation @gen, with its line rate.
+ */
+static inline void pt_derive(struct pt_flow *f, const struct pt_params *p,
+			     u64 tau_ns, u32 mss, u32 gen)
+{
+	if (f->gen != gen)	/* a parameter write: the variant may change */
+		pt_variant_reset(f);
+	f->wnd_lo = pt_wnd_lo(p, tau_ns, mss);
+	f->wnd_hi = pt_wnd_hi(p, tau_ns, mss);
+	f->beta_wnd = pt_rate_to_wnd(p, p->beta_ppm, tau_ns, mss);
+	f->gen = gen;
+	f->mss = (u16)mss;	/* a larger one never compares equal */
+	f->line_mbps = p->line_rate_mbps;
+	f->skb_segs = 0;	/* the glue's bound may be of older parameters */
+}
+
+/* Are @f's derived values those of @p (generation @gen) and @mss? */
+static inline int pt_derived_current(const struct pt_flow *f,
+				     const struct pt_params *p, u32 gen,
+				     u32 mss)
+{
+	return f->gen == gen && f->mss == mss &&
+	       f->line_mbps == p->line_rate_mbps;
 }
 
 /*
@@ -499,11 +501,8 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 		new_tau = !p->base_rtt_us;
 	}
 	tau = pt_tau_ns(p, f);
-	if (new_tau || !pt_derived_current(f, p, gen, mss)) {
-		if (f->gen != gen)
-			pt_variant_reset(f);
+	if (new_tau || !pt_derived_current(f, p, gen, mss))
 		pt_derive(f, p, tau, mss, gen);
-	}
 	if ((p->variant & PT_VAR_COMPETE) &&
 	    (!f->cm.round_min_us || rtt_us < f->cm.round_min_us))
 		f->cm.round_min_us = (u32)rtt_us;
