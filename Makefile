@@ -108,13 +108,17 @@ websearch: ## web-search FCT slowdowns at 20, 50 and 80% load
 	$(REPORT)
 
 # Our algorithms against each peer, and CUBIC against BBR (the share
-# CUBIC itself gets, the reference for BBR's pairs); each guest runs one
-# algorithm's cases for one seed (about 25 minutes).
+# CUBIC itself gets, the reference for BBR's pairs); then PowerTCP-evo
+# with its competitive mode (variant 32) in the same cases, into
+# results/coexist-compete. Each guest runs one algorithm's cases for one
+# seed (about 25 minutes).
 COEXIST_SEEDS ?= 2
-coexist: ## next to CUBIC, Reno, BBR and DCTCP: shared FIFO, isolated classes (COEXIST_SEEDS, 2)
+coexist: ## next to CUBIC, Reno, BBR and DCTCP: shared FIFO, isolated classes, evo's competitive mode (COEXIST_SEEDS, 2)
 	bash testbed/run.sh coexist --seeds $(COEXIST_SEEDS)
 	bash testbed/run.sh coexist --algorithms cubic --seeds $(COEXIST_SEEDS) \
 		-- --peers bbr --queues shared
+	bash testbed/run.sh coexist --algorithms powertcp_evo=:variant=32 \
+		--seeds $(COEXIST_SEEDS) --out results/coexist-compete
 	$(REPORT)
 
 reproduce: ## all three experiments, and one report of them

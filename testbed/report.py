@@ -54,7 +54,7 @@ outdir = "results"	# OUT_DIR, where RESULTS.md and img/ are written
 PER_ALG = ("algorithm", "algorithm_spec", "module", "ecn_k_bytes", "qdisc",
            "kernel")
 # Experiments run once per seed (ALG/seed-S/); the seed is then per run.
-SEEDED = ("incast", "fairness", "coexist")
+SEEDED = ("incast", "fairness", "coexist", "coexist-compete")
 
 
 def doc_link(name, anchor=None):
@@ -65,6 +65,13 @@ def doc_link(name, anchor=None):
     return "[%s](%s%s)" % (name, path, "#" + anchor if anchor else "")
 
 
+def img_name(exp, png):
+    """The name under img/ of @exp's plot @png: its own, or for a variant
+    of an experiment (coexist-compete) the plot's name with the suffix."""
+    kind, _, variant = exp.partition("-")
+    return png if not variant else png.replace(kind, exp, 1)
+
+
 def load(exp):
     """The experiment's summary rows, after copying its plots; or None."""
     d = os.path.join(root, exp)
@@ -73,7 +80,8 @@ def load(exp):
     os.makedirs(os.path.join(outdir, "img"), exist_ok=True)
     for png in sorted(os.listdir(d)):
         if png.endswith(".png"):
-            shutil.copy(os.path.join(d, png), os.path.join(outdir, "img", png))
+            shutil.copy(os.path.join(d, png),
+                        os.path.join(outdir, "img", img_name(exp, png)))
     with open(os.path.join(d, "summary.json")) as f:
         return json.load(f)
 
@@ -448,10 +456,16 @@ def seed_params(exp):
     return out
 
 
-def coexist(doc):
-    w(TITLES["coexist"])
+def coexist(doc, exp="coexist"):
+    w(TITLES[exp])
     w("")
-    base = os.path.join(root, "coexist")
+    if exp == "coexist-compete":
+        w("PowerTCP-evo with its competitive mode on (`variant=32`,"
+          " PT_VAR_COMPETE,")
+        w("%s), in the same cases as above." % doc_link(
+            "MODULE.md", "the-competitive-mode-next-to-loss-based-flows"))
+        w("")
+    base = os.path.join(root, exp)
     made = {}
     for d in sorted(os.listdir(base), key=order_key):
         path = os.path.join(base, d, "run.json")
@@ -460,7 +474,7 @@ def coexist(doc):
                 r = json.load(f)
             made.setdefault(json.dumps(r, sort_keys=True), []).append(d)
     if not made:
-        how_made("coexist")
+        how_made(exp)
     for r, algs in made.items():
         r = json.loads(r)
         w("%s: made by `%s` in QEMU guests (kernel %s) under -icount, on %s,"
@@ -471,7 +485,7 @@ def coexist(doc):
               " with local changes" if r.get("modified") else ""))
         w("")
     cases, seeds = doc["cases"], doc["seeds"]
-    par = next(iter(all_params("coexist").values()), {})
+    par = next(iter(all_params(exp).values()), {})
     w("Each algorithm ran with %s, a guest per seed; each cell is the mean"
       % seeds_text(seeds))
     w("± standard deviation over the seeds. Shares are of the bytes"
@@ -509,7 +523,7 @@ def coexist(doc):
         w("algorithm the *weight* column's part, each a FIFO of the buffer;")
         w("our modules' base_rtt_us is τ plus the peer's quantum at R in")
         w("these cases (%s µs). *Class queue*: the" % ", ".join(sorted({
-            str(p.get("isolated_tau_us")) for p in seed_params("coexist")})))
+            str(p.get("isolated_tau_us")) for p in seed_params(exp)})))
         w("algorithm's class's average backlog; *vs alone*: over that of"
           " its")
         w("flows alone on the link (same buffer and seed).")
@@ -537,7 +551,8 @@ def coexist(doc):
                 pm(c["link_fraction"], "%.3f"),
                 pm(c["avg_queue_bytes"], "%.0f")) for c in alone) + ".")
         w("")
-    w("![share of the link against the fair share](img/coexist.png)")
+    w("![share of the link against the fair share](img/%s)"
+      % img_name(exp, "coexist.png"))
     w("")
     k = max(r.get("ecn_k_bytes") or 0 for r in doc["runs"])
     w("At this run's scale: R = %d Mbit/s, base RTT %d µs, BDP %d B. DCTCP's"
@@ -550,7 +565,7 @@ def coexist(doc):
     w("")
     w("### Parameters of this run")
     w("")
-    params_block("coexist")
+    params_block(exp)
 
 
 def bench_ack(doc):
@@ -641,6 +656,8 @@ def bench_ack(doc):
 # Each experiment's section title, for --keep.
 TITLES = {"incast": "## 10:1 incast", "fairness": "## Fairness",
           "websearch": "## Web search", "coexist": "## Next to other algorithms",
+          "coexist-compete": "## Next to other algorithms: PowerTCP-evo's"
+          " competitive mode",
           "bench-ack": "## Per-ACK cost"}
 
 
@@ -699,6 +716,8 @@ def main():
     kept = existing_sections() if KEEP else {}
     for exp, fn in (("incast", incast), ("fairness", fairness),
                     ("websearch", websearch), ("coexist", coexist),
+                    ("coexist-compete",
+                     lambda doc: coexist(doc, "coexist-compete")),
                     ("bench-ack", bench_ack)):
         doc = load(exp)
         if doc:
