@@ -69,7 +69,6 @@ typedef __u8 u8;
 typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
-typedef __s32 s32;
 typedef __s64 s64;
 #endif
 #define BIT_ULL(n)	(1ULL << (n))
@@ -194,7 +193,8 @@ struct pt_params {
  */
 struct pt_compete {
 	u32 w_max;		/* window at the last loss, packets (0: none) */
-	u32 t_k;		/* when the cubic is back at w_max, PT_CM_TICK */
+	u32 t_k;		/* when the cubic is back at w_max, in ticks */
+				/* of 2^PT_CM_TICK_SHIFT ns */
 	u32 w_est;		/* the Reno-friendly window, packets Q10 */
 	u32 round_min_us;	/* smallest RTT sample of the round (0: none) */
 	u32 prev_min_us;	/* and of the round before (0: none) */
