@@ -52,6 +52,7 @@ def main():
             for ai, alg in enumerate(algs):
                 col, mk = style(alg, ai)
                 off = (ai - (len(algs) - 1) / 2) * 0.18
+                first = True	# the legend's entry: its first point
                 for si, s in enumerate(slots):
                     c = next((c for c in mine if c["algorithm"] == alg and
                               (c["peer"], c["mix"]) == s), None)
@@ -62,10 +63,13 @@ def main():
                     y = max(r["mean"], 1e-3)
                     ax.errorbar([si + off], [y], yerr=[[y - lo], [hi - y]],
                                 color=col, marker=mk, ms=6, capsize=2, lw=1,
-                                label=label(alg) if si == 0 else None)
+                                label=label(alg) if first else None)
+                    first = False
             ax.axhline(1, color="#444444", lw=0.8, ls="--")
             ax.set_yscale("log")
-            ax.set_ylim(1e-3, 3)
+            # up to the largest (a mix's one flow can take 1/share)
+            ax.set_ylim(1e-3, max([3] + [1.3 * c["share_ratio"]["max"]
+                                        for c in mine]))
             ax.set_xticks(range(len(slots)))
             ax.set_xticklabels(["%s\n%s" % (p, m) for p, m in slots],
                                fontsize=8)
