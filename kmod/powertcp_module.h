@@ -387,7 +387,10 @@ static void powertcp_cong_control(struct sock *sk,
 
 POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)
 
-/* No slow start and no multiplicative decrease on loss. */
+/*
+ * No slow start and no multiplicative decrease on loss by the kernel (the
+ * competitive mode, PT_VAR_COMPETE, cuts its own window in cong_control).
+ */
 static u32 powertcp_ssthresh(struct sock *sk)
 {
 	return TCP_INFINITE_SSTHRESH;

@@ -10,8 +10,9 @@
  * samples, which tso_permille (16) bounds to about 0.016 τ (pt_gso_segs()).
  *
  * The variant parameter selects the law variants of powertcp_core.h
- * (PT_VAR_*, the search's space); the default, 0, is the paper's law, as
- * in θ-PowerTCP. Like θ it starts at line rate: the search kept the
+ * (PT_VAR_*: the search's space, and 32, the competitive mode next to
+ * loss-based flows); the default, 0, is the paper's law, as in
+ * θ-PowerTCP. Like θ it starts at line rate: the search kept the
  * initial rate fixed, as its flows are long and cannot show what a lower
  * start costs short ones. The defaults are in powertcp_params.h.
  */
