@@ -65,11 +65,16 @@ def doc_link(name, anchor=None):
     return "[%s](%s%s)" % (name, path, "#" + anchor if anchor else "")
 
 
+# Results of an experiment's own script run another way, reported apart:
+# their folder under the results and the experiment they are of.
+VARIANT_OF = {"coexist-compete": "coexist"}
+
+
 def img_name(exp, png):
     """The name under img/ of @exp's plot @png: its own, or for a variant
-    of an experiment (coexist-compete) the plot's name with the suffix."""
-    kind, _, variant = exp.partition("-")
-    return png if not variant else png.replace(kind, exp, 1)
+    (VARIANT_OF: coexist.png of coexist-compete) the variant's name."""
+    kind = VARIANT_OF.get(exp)
+    return png.replace(kind, exp, 1) if kind else png
 
 
 def load(exp):
