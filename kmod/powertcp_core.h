@@ -790,10 +790,10 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		c->rounds++;
 	if (c->rounds < PT_CM_ENTER_ROUNDS)
 		return;
-	/* The pipe: line rate (< 2^19 Mb/s) x srtt (< 2^25 µs) / 8. */
-	pipe = div64_u64((u64)p->line_rate_mbps *
-			 pt_min(srtt_us, PT_TIME_MAX_NS / 1000),
-			 8 * (u64)(mss ? mss : 1));
+	/* The pipe: the line rate's window over srtt, whole packets. */
+	pipe = pt_rate_to_wnd(p, PT_PPM,
+			      pt_min(srtt_us, PT_TIME_MAX_NS / 1000) * 1000,
+			      mss) >> PT_WND_SHIFT;
 	c->state = PT_CM_COMPETE;
 	c->rounds = 0;
 	c->cut = 0;
