@@ -240,18 +240,6 @@ isolate() {
 		tb_die "cannot build the isolated classes (modprobe sch_drr cls_u32 cls_matchall)"
 }
 
-# retrans DIR: each sender host's retransmitted segments (its namespace's
-# TCP RetransSegs), DIR/retrans.csv.
-retrans() {
-	local i
-	echo "id,retrans_segs" > "$1/retrans.csv"
-	for i in $(seq 1 $((C_A + C_B))); do
-		ip netns exec "$(tb_host "$i")" awk -v id=$((i - 1)) '
-			/^Tcp:/ && !h { for (k = 1; k <= NF; k++) c[$k] = k; h = 1; next }
-			/^Tcp:/ { print id "," $c["RetransSegs"] }' /proc/net/snmp
-	done >> "$1/retrans.csv"
-}
-
 # set_tau T: --cc's base_rtt_us for the next case, where it has one that
 # its spec leaves to the testbed (tb_load_cc gave it TAU_US); C_TAU, what
 # is in force (empty: no such parameter).
@@ -327,7 +315,7 @@ for c in "${CASES[@]}"; do
 		--interval-us "$INTERVAL_US" --seed "$SEED" --quiet \
 		"${sample[@]}" $(flows 0 "$DURATION_US")
 	tb_trace_off "$dir/trace.txt"
-	retrans "$dir"
+	tb_retrans "$dir/retrans.csv" $((C_A + C_B))
 	for f in "$dir"/qdisc-*.csv; do
 		case $f in
 		*-11*.csv) mv "$f" "$dir/qdisc-class-ours.csv" ;;

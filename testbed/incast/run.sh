@@ -72,7 +72,7 @@ opts() {
 }
 
 tb_parse_args opts "$@"
-[ "$SENDERS" -le 200 ] || tb_die "--senders: at most 200"
+[ "$SENDERS" -le 255 ] || tb_die "--senders: at most 255 (the paper's burst)"
 [ "$QUERIES" -le 1000 ] || tb_die "--queries: at most 1000"
 [ "$QUERIES" = 0 ] || [ "$SENDERS" -ge 1 ] || tb_die "--queries: needs a sender"
 tb_setup
@@ -135,6 +135,7 @@ tb_run "$TB_TOOLS/tcpflows" --out-dir "$WORK" --duration-us $((END_US + 20000)) 
 	--interval-us "$((RTT_US))" --seed "$SEED" --quiet --progress \
 	"${sample[@]}" $(flows "$PRE_US" "$END_US")
 tb_trace_off "$WORK/trace.txt"
+tb_retrans "$WORK/retrans.csv" $((SENDERS + 1))
 [ "$SAMPLE" = 1 ] && mv "$WORK/qdisc-${TB_SW}-${TB_BOTTLENECK_DEV}.csv" "$WORK/qdisc.csv"
 cp -r "$WORK"/* "$OUT/"
 

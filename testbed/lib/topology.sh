@@ -23,7 +23,8 @@
 # Linux's 40 ms delayed-ACK timer would otherwise dwarf a 1 ms base RTT
 # (--delayed-acks: it does not, tb_rcv_route_opts).
 #
-# Addresses: receiver 10.0.0.2, host i 10.0.i.2, switch 10.0.x.1.
+# Addresses: receiver 10.0.0.2, host i 10.0.i.2 (i up to 255; host 256 is
+# 10.1.0.2: tb_host_net), the switch .1 of each host's /24.
 
 # "A && B || die" throughout: die if any of the steps fails, as meant.
 # shellcheck disable=SC2015
@@ -37,6 +38,11 @@ TB_RCV_ADDR=10.0.0.2
 TB_BOTTLENECK_DEV=to_rcv
 
 tb_host() { tb_ns "h$1"; }
+
+# tb_host_net I: the first three octets of host I's /24, 10.0.I for the
+# first 255 hosts, 10.1.0 for the 256th (the paper's burst: 255 senders
+# besides the long flow).
+tb_host_net() { echo "10.$(($1 / 256)).$(($1 % 256))"; }
 
 # tb_hosts N: the namespaces of hosts 1..N, one a line.
 tb_hosts() {
@@ -85,6 +91,19 @@ tb_headroom_check() {
 		"$OUT/headroom.json" --seed "$SEED" "$@" $("$flows" 0 "$hd")
 }
 
+# tb_retrans FILE N: each of hosts 1..N's retransmitted segments (its
+# namespace's TCP RetransSegs) as a CSV id,retrans_segs, the id that of
+# the host's flow (host I carries flow I - 1).
+tb_retrans() {
+	local i
+	echo "id,retrans_segs" > "$1"
+	for i in $(seq 1 "$2"); do
+		ip netns exec "$(tb_host "$i")" awk -v id=$((i - 1)) '
+			/^Tcp:/ && !h { for (k = 1; k <= NF; k++) c[$k] = k; h = 1; next }
+			/^Tcp:/ { print id "," $c["RetransSegs"] }' /proc/net/snmp
+	done >> "$1"
+}
+
 tb_link() { # ns_a dev_a addr_a ns_b dev_b addr_b mtu
 	ip link add "$2" netns "$1" mtu "$7" type veth peer name "$5" \
 		netns "$4" mtu "$7" &&
@@ -113,16 +132,21 @@ tb_prepare() {
 # kernel's random numbers, new at every boot) for seconds after a link
 # comes up, some through the bottleneck: packets at a different time in
 # every run of the same seed (docs/TESTBED.md, "Why QEMU with -icount").
+# One sysctl for all (an exec costs milliseconds in a TCG guest, and the
+# sweep's star has 258 namespaces); where it fails, which key did says why.
 tb_ns_defaults() {
-	ip -n "$1" link set lo up
+	local keys=()
+
 	[ ! -d /proc/sys/net/ipv6 ] ||
-		ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-			net.ipv6.conf.default.disable_ipv6=1 ||
-		tb_die "cannot disable IPv6 in $1"
-	ip netns exec "$1" sysctl -qw net.ipv4.tcp_congestion_control="$2" ||
+		keys+=(net.ipv6.conf.all.disable_ipv6=1
+		       net.ipv6.conf.default.disable_ipv6=1)
+	keys+=(net.ipv4.tcp_congestion_control="$2" net.ipv4.tcp_ecn=1
+	       net.ipv4.tcp_no_metrics_save=1)
+	ip -n "$1" link set lo up
+	ip netns exec "$1" sysctl -qw "${keys[@]}" 2>/dev/null && return 0
+	[ "$(ip netns exec "$1" sysctl -n net.ipv4.tcp_congestion_control)" = "$2" ] ||
 		tb_die "congestion control $2 not available"
-	ip netns exec "$1" sysctl -qw net.ipv4.tcp_ecn=1
-	ip netns exec "$1" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	tb_die "cannot set ${keys[*]} in $1"
 }
 
 # tb_host_nic NS: the host sends packet by packet, as the paper's do: with
@@ -141,7 +165,7 @@ tb_host_nic() {
 # tb_star N_HOSTS — uses TB_RATE_MBPS, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
 # TB_ECN_K_BYTES, TB_CC (default congestion control of every namespace).
 tb_star() {
-	local n=$1 i ns mtu=${TB_MTU:-1500} cc=${TB_CC:-cubic}
+	local n=$1 i mtu=${TB_MTU:-1500} cc=${TB_CC:-cubic}
 
 	tb_prepare "$cc"
 	tb_ns_add "$TB_SW" && tb_ns_add "$TB_RCV" ||
@@ -153,12 +177,26 @@ tb_star() {
 	ip -n "$TB_RCV" route add default via 10.0.0.1 \
 		"${TB_RCV_ROUTE_OPTS[@]}" ||
 		tb_die "cannot route the receiver"
+	# The hosts as tb_link would make them, in one ip batch for all
+	# namespaces and veth pairs, one for the switch's ports and one per
+	# host: a few processes, not seven a host (an exec costs milliseconds
+	# in a TCG guest, and the sweep's star has 256 hosts).
+	local made='' ports='' hosts=() nets=()
 	for i in $(seq 1 "$n"); do
-		ns=$(tb_host "$i")
-		tb_ns_add "$ns" &&
-		tb_link "$ns" eth0 "10.0.$i.2" "$TB_SW" "to_h$i" "10.0.$i.1" "$mtu" &&
-		ip -n "$ns" route add default via "10.0.$i.1" ||
-			tb_die "cannot create host $i"
+		hosts+=("$(tb_host "$i")") nets+=("$(tb_host_net "$i")")
+		TB_NS_MADE+=("${hosts[-1]}")
+		made+="netns add ${hosts[-1]}"$'\n'
+		made+="link add eth0 netns ${hosts[-1]} mtu $mtu type veth"
+		made+=" peer name to_h$i netns $TB_SW mtu $mtu"$'\n'
+		ports+="addr add ${nets[-1]}.1/24 dev to_h$i"$'\n'
+		ports+="link set to_h$i up"$'\n'
+	done
+	[ "$n" = 0 ] || { ip -b - <<< "$made" && ip -n "$TB_SW" -b - <<< "$ports"; } ||
+		tb_die "cannot create the hosts"
+	for i in "${!hosts[@]}"; do
+		printf 'addr add %s.2/24 dev eth0\nlink set eth0 up\nroute add default via %s.1\n' \
+			"${nets[$i]}" "${nets[$i]}" | ip -n "${hosts[$i]}" -b - ||
+			tb_die "cannot create host $((i + 1))"
 	done
 	tb_ns_defaults "$TB_SW" "$cc"
 	tb_star_shape "$n"

@@ -71,9 +71,11 @@ def _receiver(topo, router):
 
 
 def _senders(topo, router, ids):
-    "Senders h<i> (10.0.<i>.2, gateway .1 on the router's to_h<i>)."
+    """Senders h<i> (10.0.<i>.2, the 256th 10.1.0.2: the netns backend's
+    tb_host_net; gateway .1 on the router's to_h<i>)."""
     for i in ids:
-        a, gw = "10.0.%d.2" % i, "10.0.%d.1" % i
+        net = "10.%d.%d" % (i // 256, i % 256)
+        a, gw = net + ".2", net + ".1"
         _link(topo, _host(topo, "h%d" % i, a, gw), router, "to_h%d" % i,
               a, gw)
 
@@ -82,8 +84,8 @@ class IncastTopo(Topo):
     "The incast's star: rcv and 1 + N senders around one router."
 
     def build(self, senders=10):  # pylint: disable=arguments-differ
-        if not 1 <= senders <= 200:
-            raise ValueError("incast,N: N from 1 to 200")
+        if not 1 <= senders <= 255:
+            raise ValueError("incast,N: N from 1 to 255")
         s1 = self.addNode("s1", cls=Router, ip="10.0.0.1/24")
         _receiver(self, s1)
         _senders(self, s1, range(1, senders + 2))
