@@ -20,12 +20,15 @@
 static const char usage[] =
 "usage: incast-analyze --qdisc F --goodput F --flows F --algorithm NAME\n"
 "         --link-mbps R --incast-us T0 --end-us T1 --bdp-bytes B\n"
-"         [--from-us TA] [--json OUT] [--csv-row OUT]\n"
+"         [--from-us TA] [--retrans F] [--json OUT] [--csv-row OUT]\n"
 "Metrics over [TA, T1] (TA defaults to T0, the incast start): bottleneck\n"
 "throughput, queue mean/p99/peak (the backlog, and the bytes waiting: the\n"
 "backlog without the packet in service), drain time to below B after the\n"
 "peak, combined score (of each), goodput and Jain index, drops, the\n"
-"completion times of the sized flows (the queries), and a pre-incast\n"
+"incast flows' (the long flows but flow 0) Jain index, longest stall and\n"
+"slowest first byte, the senders' retransmissions (--retrans: a CSV\n"
+"id,retrans_segs; -1 without it), the completion times of the sized\n"
+"flows (the queries), and a pre-incast\n"
 "baseline over [max(0, T0 - (T1 - T0)), T0). JSON to stdout\n"
 "(or --json OUT); --csv-row appends the same values as one CSV row\n"
 "(header if new).\n";
@@ -37,23 +40,53 @@ enum { Q_T, Q_BACKLOG, Q_BPKTS, Q_SENT, Q_SPKTS, Q_DROPS, Q_OVER, Q_NCOL };
 #define GOODPUT_HDR "time_us,flow_id,bytes_total"
 enum { G_T, G_ID, G_BYTES, G_NCOL };
 #define FLOWS_HDR "id,src_netns,cc,"	/* the header's prefix checked */
+#define RETRANS_HDR "id,retrans_segs"
 
-/*
- * The flows CSV: its number of data rows, and the completion times of
- * its sized flows (the incast's queries, --queries), in @fct (malloc'd,
- * @ndone of @nsized done): completion_us - start_us of those whose status
- * is done.
- */
 enum { F_ID, F_NS, F_CC, F_START, F_BYTES, F_FIRST, F_DONE, F_RCVD,
        F_CONNECT, F_STARTED, F_SENT, F_STATUS, F_NCOL };
 
-static long read_flows(const char *path, int64_t **fct, size_t *nsized,
-		       size_t *ndone)
+/*
+ * The incast flows: the long flows (no size) but flow 0, the one alone
+ * before the incast. Their ids and start times, and the longest time a
+ * flow waited for its first byte (to T1 if it never got one).
+ */
+static struct incast_flow {
+	int64_t id, start;
+} *inc;
+static size_t ninc;
+static int64_t first_byte_max = -1;
+
+static void incast_flow(int64_t id, int64_t start, int64_t first, int64_t t1)
+{
+	static size_t cap;
+
+	if (ninc == cap) {
+		cap = cap ? 2 * cap : 64;
+		inc = realloc(inc, cap * sizeof(*inc));
+		if (!inc)
+			die("out of memory");
+	}
+	inc[ninc].id = id;
+	inc[ninc++].start = start;
+	if (first < start)	/* -1: no byte yet */
+		first = t1;
+	if (first - start > first_byte_max)
+		first_byte_max = first - start;
+}
+
+/*
+ * The flows CSV: its number of data rows, the incast flows (above), and
+ * the completion times of its sized flows (the incast's queries,
+ * --queries), in @fct (malloc'd, @ndone of @nsized done): completion_us -
+ * start_us of those whose status is done.
+ */
+static long read_flows(const char *path, int64_t t1, int64_t **fct,
+		       size_t *nsized, size_t *ndone)
 {
 	size_t cap = 0, nf = 0;
 	char *line = NULL, *field[F_NCOL + 1];
 	FILE *f = csv_open(path, FLOWS_HDR, 1, &line, &cap);
-	int64_t start, bytes, done;
+	int64_t id, start, bytes, first, done;
 	long n = 0;
 
 	*fct = NULL;
@@ -63,12 +96,17 @@ static long read_flows(const char *path, int64_t **fct, size_t *nsized,
 			continue;
 		n++;
 		if (split_commas(line, field, F_NCOL + 1) != F_NCOL ||
+		    parse_s64(field[F_ID], &id) ||
 		    parse_s64(field[F_START], &start) ||
 		    parse_s64(field[F_BYTES], &bytes) ||
+		    parse_s64(field[F_FIRST], &first) ||
 		    parse_s64(field[F_DONE], &done))
 			die("%s: row %ld: not a flows.csv row", path, n);
-		if (bytes <= 0)
+		if (bytes <= 0) {
+			if (id)
+				incast_flow(id, start, first, t1);
 			continue;
+		}
 		(*nsized)++;
 		if (strcmp(field[F_STATUS], "done") || done < start)
 			continue;
@@ -216,10 +254,11 @@ static int64_t drain_time(int64_t t0, int64_t t1, int64_t bdp)
 	return -1;
 }
 
-/* Goodput rows are sorted by flow id to sum per flow. */
+/* Goodput rows are sorted by flow id, then time, to walk a flow's rows. */
 static int cmp_flow(const void *a, const void *b)
 {
-	return cmp_s64((const int64_t *)a + G_ID, (const int64_t *)b + G_ID);
+	return cmp_s64((const int64_t *)a + G_ID, (const int64_t *)b + G_ID) ?:
+	       cmp_s64((const int64_t *)a + G_T, (const int64_t *)b + G_T);
 }
 
 /*
@@ -259,12 +298,100 @@ static double goodput(int64_t *g, size_t n, int64_t ta, int64_t t1,
 	return sum * 8 / (t1 - ta);
 }
 
+/* The incast flow of id @id, or NULL. */
+static const struct incast_flow *incast_of(int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < ninc; i++)
+		if (inc[i].id == id)
+			return &inc[i];
+	return NULL;
+}
+
+/*
+ * The incast flows over [ta, t1], from goodput rows sorted by cmp_flow:
+ * Jain's index of their bytes, every incast flow counted (one that got
+ * nothing counts as 0; 0 if there are none), and the longest stall of
+ * any: the longest time between rows at which its count grew, from its
+ * first row in the window to its last (a flow ends its rows when it
+ * ends). A flow that gets its fair share of R as N flows sees a count
+ * that grows once every N x MSS / R at best, so at large N the stall
+ * is long by itself.
+ */
+static double incast_flows(const int64_t *g, size_t n, int64_t ta,
+			   int64_t t1, int64_t *stall_max)
+{
+	double sum = 0, sumsq = 0;
+	size_t i = 0, j;
+
+	*stall_max = 0;
+	while (i < n) {
+		int64_t id = g[i * G_NCOL + G_ID], base = 0, end = 0;
+		int64_t last = -1, at = -1, prev = 0;
+		const int64_t *r;
+
+		for (j = i; j < n && g[j * G_NCOL + G_ID] == id; j++) {
+			r = g + j * G_NCOL;
+			if (r[G_T] <= ta && r[G_BYTES] > base)
+				base = r[G_BYTES];
+			if (r[G_T] > t1)
+				continue;
+			if (r[G_BYTES] > end)
+				end = r[G_BYTES];
+			if (r[G_T] < ta)
+				continue;
+			if (at < 0 || r[G_BYTES] > prev) {
+				if (at >= 0 && r[G_T] - at > *stall_max &&
+				    incast_of(id))
+					*stall_max = r[G_T] - at;
+				at = r[G_T];
+			}
+			prev = r[G_BYTES];
+			last = r[G_T];
+		}
+		if (incast_of(id)) {
+			if (last - at > *stall_max)
+				*stall_max = last - at;
+			if (end > base) {
+				sum += end - base;
+				sumsq += (double)(end - base) * (end - base);
+			}
+		}
+		i = j;
+	}
+	return sumsq > 0 ? sum * sum / (ninc * sumsq) : 0;
+}
+
+/* The senders' retransmitted segments: the sum of an id,retrans_segs CSV. */
+static int64_t read_retrans(const char *path)
+{
+	size_t cap = 0;
+	char *line = NULL, *field[3];
+	FILE *f = csv_open(path, RETRANS_HDR, 0, &line, &cap);
+	int64_t v, sum = 0;
+	long n = 0;
+
+	while (getline(&line, &cap, f) >= 0) {
+		if (!csv_chomp(line))
+			continue;
+		n++;
+		if (split_commas(line, field, 3) != 2 ||
+		    parse_s64(field[1], &v) || v < 0)
+			die("%s: row %ld: not an id,retrans_segs row", path, n);
+		sum += v;
+	}
+	fclose(f);
+	free(line);
+	return sum;
+}
+
 /* The output: keys and formatted values, in order. */
 static struct {
 	const char *key;
 	char val[48];
 	int quote;
-} out[32];
+} out[48];
 static int nout;
 
 static void __attribute__((format(printf, 3, 4)))
@@ -332,15 +459,18 @@ int main(int argc, char **argv)
 		{ "end-us", required_argument, NULL, '1' },
 		{ "bdp-bytes", required_argument, NULL, 'b' },
 		{ "from-us", required_argument, NULL, 's' },
+		{ "retrans", required_argument, NULL, 'x' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "csv-row", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *qpath = NULL, *gpath = NULL, *fpath = NULL, *alg = NULL;
-	const char *json = NULL, *csv = NULL;
+	const char *json = NULL, *csv = NULL, *rpath = NULL;
 	int64_t t0 = -1, t1 = -1, ta = -1, bdp = 0, pre0, *gp, drops, *fct;
+	int64_t stall, retrans = -1;
 	double rate = 0, thr, thr_norm, avg_q, avg_w, score, gput, jain;
+	double jain_inc;
 	double pre_q = 0, pre_thr = 0;
 	size_t ngp, a, b, pa, pb, peak, peak_w, nq_flows, nq_done;
 	long nflows;
@@ -366,6 +496,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			csv = optarg;
+			break;
+		case 'x':
+			rpath = optarg;
 			break;
 		case 'r':
 			rate = arg_posf("--link-mbps", optarg);
@@ -398,7 +531,9 @@ int main(int argc, char **argv)
 
 	qd = csv_read_ints(qpath, QDISC_HDR, Q_NCOL, CSV_MONOTONIC, &nq);
 	gp = csv_read_ints(gpath, GOODPUT_HDR, G_NCOL, 0, &ngp);
-	nflows = read_flows(fpath, &fct, &nq_flows, &nq_done);
+	nflows = read_flows(fpath, t1, &fct, &nq_flows, &nq_done);
+	if (rpath)
+		retrans = read_retrans(rpath);
 
 	/* The window: samples a..b, the first at >= ta to the last <= t1. */
 	a = first_from(ta, 0);
@@ -422,6 +557,7 @@ int main(int argc, char **argv)
 	if (drops < 0)		/* the kernel's counter is a u32 */
 		drops += (int64_t)1 << 32;
 	gput = goodput(gp, ngp, ta, t1, &jain);
+	jain_inc = incast_flows(gp, ngp, ta, t1, &stall);
 
 	/* Baseline before the incast, 0 where there are too few samples. */
 	pre0 = t0 > t1 - t0 ? t0 - (t1 - t0) : 0;
@@ -448,6 +584,12 @@ int main(int argc, char **argv)
 	add("goodput_mbps", 0, "%.3f", gput);
 	add("jain_index", 0, "%.4f", jain);
 	add("drops", 0, "%lld", (long long)drops);
+	add("incast_flows", 0, "%zu", ninc);
+	add("incast_jain_index", 0, "%.4f", jain_inc);
+	add("incast_stall_max_us", 0, "%lld", (long long)stall);
+	add("incast_first_byte_max_us", 0, "%lld",
+	    (long long)first_byte_max);
+	add("retrans_segs", 0, "%lld", (long long)retrans);
 	add("flows", 0, "%ld", nflows);
 	add("queries", 0, "%zu", nq_flows);
 	add("queries_done", 0, "%zu", nq_done);
@@ -469,6 +611,7 @@ int main(int argc, char **argv)
 	if (csv)
 		write_csv_row(csv);
 	free(fct);
+	free(inc);
 	free(gp);
 	free(qd);
 	return 0;

@@ -180,6 +180,11 @@ pre_avg_queue_bytes 5000 0.0005
 pre_throughput_mbps 100 0.0005
 queries 0
 query_fct_p99_us -1
+incast_flows 3
+incast_jain_index $(awk 'BEGIN { printf "%.6f", 7e5 ^ 2 / (3 * (2e5 ^ 2 + 5e5 ^ 2)) }') 0.0001
+incast_stall_max_us 1000
+incast_first_byte_max_us 1
+retrans_segs -1
 EOF
 if note=$("$PY3" -c '
 import json, sys
@@ -199,6 +204,31 @@ sys.exit(0 if not miss and order and d["algorithm"] == "cubic" else 1)
 else
 	not_ok "keys: $note"
 fi
+
+# The incast flows' stalls: input 1 with flow 1's count frozen from
+# 120 to 135 ms (it grows at 120 ms, next at 136 ms: 16 ms), flow 3's
+# first byte never come (T1 - start = 200 ms), and the senders'
+# retransmissions, 3 + 4.
+DS=$OUT/ins
+mkdir -p "$DS"
+cp "$D1/qdisc.csv" "$DS/"
+awk -F, 'NR > 1 && $2 == 1 { t = $1; b = t < 120000 ? t : t <= 135000 ? 120000 : t - 15000
+	print t ",1," 2 * b; next } { print }' "$D1/goodput.csv" >"$DS/goodput.csv"
+sed 's/^3,h3,cubic,0,0,1,/3,h3,cubic,0,0,-1,/' "$D1/flows.csv" >"$DS/flows.csv"
+printf 'id,retrans_segs\n0,3\n1,4\n' >"$DS/retrans.csv"
+# shellcheck disable=SC2086
+"$A" --qdisc "$DS/qdisc.csv" --goodput "$DS/goodput.csv" --flows "$DS/flows.csv" \
+	--retrans "$DS/retrans.csv" ${ARGS1#"$IN1"} --json "$OUT/stall.json" 2>"$OUT/stall.err" ||
+	not_ok "stall run: $(cat "$OUT/stall.err")"
+jchecks "$OUT/stall.json" <<EOF
+incast_stall_max_us 16000
+incast_first_byte_max_us 200000
+retrans_segs 7
+goodput_mbps 93.6 0.0005
+EOF
+printf 'id,retrans_segs\n0,x\n' >"$DS/bad-retrans.csv"
+# shellcheck disable=SC2086
+expect_err "--retrans: a bad row" "$A" --retrans "$DS/bad-retrans.csv" $ARGS1
 
 # The bytes waiting: the backlog without the packet in service. 1000 B
 # packets, 0, 1, 2, 3, 4, 3, 2, 1, 0, 0, 0 of them a ms apart: waiting
