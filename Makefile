@@ -103,6 +103,14 @@ fairness: ## four flows arriving and leaving, SEEDS as for incast
 	bash testbed/run.sh fairness --seeds $(SEEDS)
 	$(REPORT)
 
+# The incast at fan-in N = 10 .. 255, each algorithm, fan-in and seed in a
+# guest of its own (testbed/run.sh incast-sweep --help).
+SWEEP_SEEDS ?= 2
+incast-sweep: ## the incast at fan-ins 10 to 255, theta, evo, DCTCP, BBR, CUBIC (SWEEP_SEEDS, 2; FANINS=10,50)
+	bash testbed/run.sh incast-sweep --seeds $(SWEEP_SEEDS) \
+		$(if $(FANINS),--fanins $(FANINS))
+	$(REPORT)
+
 websearch: ## web-search FCT slowdowns at 20, 50 and 80% load
 	bash testbed/run.sh websearch
 	$(REPORT)
@@ -218,5 +226,5 @@ help: ## this list
 
 .PHONY: all modules install dkms-install dkms-uninstall deb clean distclean \
 	tools bpf unit quick check check-dkms check-debug incast fairness \
-	websearch reproduce faults update-docs mininet idle-probe fuzz-long \
+	incast-sweep websearch reproduce faults update-docs mininet idle-probe fuzz-long \
 	bench-ack evolve evolve-shared evolve-rankcheck evolve-heldout evolve-websearch help

@@ -54,7 +54,7 @@ outdir = "results"	# OUT_DIR, where RESULTS.md and img/ are written
 PER_ALG = ("algorithm", "algorithm_spec", "module", "ecn_k_bytes", "qdisc",
            "kernel")
 # Experiments run once per seed (ALG/seed-S/); the seed is then per run.
-SEEDED = ("incast", "fairness", "coexist", "coexist-compete")
+SEEDED = ("incast", "incast-sweep", "fairness", "coexist", "coexist-compete")
 
 
 def doc_link(name, anchor=None):
@@ -295,6 +295,79 @@ def incast(doc):
     w("### Parameters of this run")
     w("")
     params_block("incast")
+
+
+def incast_sweep(doc):
+    w(TITLES["incast-sweep"])
+    w("")
+    how_made("incast-sweep")
+    pts, floors = doc["points"], doc["floors"]
+    p = doc["runs"][0]["params"]
+    rate = p["rate_mbps"]
+    w("The incast of the section above at each fan-in N (N incast senders")
+    w("besides the long flow), %s, every algorithm, fan-in and seed in a"
+      % seeds_text(doc["seeds"]))
+    w("guest of its own; each cell the mean ± standard deviation over the")
+    w("seeds. Queue figures are the bytes waiting (the backlog without the")
+    w("packet in service); the peak is the backlog's. Jain's index and the")
+    w("longest stall are over the N incast flows (a flow that got nothing")
+    w("counts as 0); a stall is the longest time between two goodput")
+    w("samples (every base RTT) at which a flow's count grew, and the first")
+    w("byte the longest a flow waited for its first. Retransmissions are the")
+    w("senders' (their namespaces' TCP RetransSegs). Headroom: the rate the")
+    w("guest moved the same flows at without the rate limit (≥ %d Mbit/s"
+      % (2 * rate))
+    w("needed); a row whose guest fell short is marked *CPU-bound*.")
+    w("")
+    cols = [("avg_waiting_bytes", "%.0f"), ("p99_waiting_bytes", "%.0f"),
+            ("peak_queue_bytes", "%.0f"), ("drain_time_us", "%.0f"),
+            ("drops", "%.0f"), ("retrans_segs", "%.0f"),
+            ("incast_jain_index", "%.3f"), ("incast_stall_max_us", "%.0f"),
+            ("incast_first_byte_max_us", "%.0f"), ("headroom_mbps", "%.0f")]
+    w("| algorithm | N | of link | avg waiting (B) | p99 waiting (B) |"
+      " peak backlog (B) | drain to < 1 BDP (µs) | drops | retransmitted"
+      " | Jain, incast flows | longest stall (µs) | first byte (µs) |"
+      " headroom (Mbit/s) |")
+    w("|---" * 13 + "|")
+    for pt in pts:
+        t = pt["avg_throughput_mbps"]
+        share = dict(t, **{k: None if t[k] is None else 100 * t[k] / pt[
+            "rate_mbps"] for k in ("mean", "sd", "min", "max")})
+        n = "%d" % pt["fanin"]
+        if pt["rate_mbps"] != rate:
+            n += " (at %g Mbit/s)" % pt["rate_mbps"]
+        if pt["cpu_bound"]:
+            n += " *CPU-bound*"
+        w("| %s | %s | %s | " % (pt["algorithm"], n, pm(share, "%.1f%%")) +
+          " | ".join(pm(pt.get(k), f) for k, f in cols) + " |")
+    w("")
+    w("The law's floors at each N (θ-PowerTCP's and PowerTCP-evo's")
+    w("defaults; the long flow counted): every flow at its rate floor,")
+    w("%g%% of the link each, and every flow with one packet in flight,"
+      % (doc.get("min_rate_ppm", 4000) / 1e4))
+    w("with the queue those packets leave beyond the BDP (%d B)."
+      % p["bdp_bytes"])
+    w("")
+    w("| N | flows | rate floors (Mbit/s) | of link | one packet each (B) |"
+      " its queue (B) |")
+    w("|---|---|---|---|---|---|")
+    for f in floors:
+        w("| %d | %d | %.1f | %.0f%% | %d | %d |" % (
+            f["fanin"], f["flows"], f["rate_floor_mbps"],
+            100 * f["rate_floor_mbps"] / rate, f["one_packet_bytes"],
+            f["one_packet_queue_bytes"]))
+    w("")
+    w("![queue against the fan-in](img/incast-sweep.png)")
+    w("")
+    w("![throughput and Jain's index against the fan-in]"
+      "(img/incast-sweep_throughput.png)")
+    w("")
+    w("What the sweep shows and why: %s." % doc_link(
+        "TESTBED.md", "the-incast-at-scale-fan-in-sweep"))
+    w("")
+    w("### Parameters of this run")
+    w("")
+    params_block("incast-sweep")
 
 
 def fairness(doc):
@@ -659,7 +732,9 @@ def bench_ack(doc):
 
 
 # Each experiment's section title, for --keep.
-TITLES = {"incast": "## 10:1 incast", "fairness": "## Fairness",
+TITLES = {"incast": "## 10:1 incast",
+          "incast-sweep": "## Incast at scale: the fan-in sweep",
+          "fairness": "## Fairness",
           "websearch": "## Web search", "coexist": "## Next to other algorithms",
           "coexist-compete": "## Next to other algorithms: PowerTCP-evo's"
           " competitive mode",
@@ -719,7 +794,8 @@ def main():
     w("")
     done = 0
     kept = existing_sections() if KEEP else {}
-    for exp, fn in (("incast", incast), ("fairness", fairness),
+    for exp, fn in (("incast", incast), ("incast-sweep", incast_sweep),
+                    ("fairness", fairness),
                     ("websearch", websearch), ("coexist", coexist),
                     ("coexist-compete",
                      lambda doc: coexist(doc, "coexist-compete")),

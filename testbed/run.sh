@@ -23,8 +23,9 @@ usage() {
 	cat <<USAGE
 usage: testbed/run.sh EXPERIMENT [options] [-- options for testbed/EXPERIMENT/run.sh]
 EXPERIMENT is incast, fairness or websearch (the paper's experiments),
-coexist (next to other algorithms), faults (the fault matrix) or
-bench-ack (the per-ACK cost benchmark).
+incast-sweep (the incast at several fan-ins), coexist (next to other
+algorithms), faults (the fault matrix) or bench-ack (the per-ACK cost
+benchmark).
   --algorithms A,B,.. the algorithms, comma-separated specs (below)
                       (default: those of testbed/algorithms.tsv for the
                       experiment; for incast:
@@ -33,7 +34,14 @@ bench-ack (the per-ACK cost benchmark).
                       faults and bench-ack take it more than once (default
                       both), results in OUT/KERNEL/; faults also takes
                       debug, the kernel of make check-debug (built first)
-  --seeds N|S,S,..    incast, fairness, coexist: every algorithm once per
+  --fanins N,N,..     incast-sweep: the fan-ins, incast senders besides the
+                      long flow, 1 to 255 (default 10,20,50,100,200,255);
+                      each algorithm, fan-in and seed in a guest of its own.
+                      The sweep's senders start together (the incast's
+                      --start together) unless -- --start connect: a guest
+                      connects 255 senders one after another over ~170 ms
+  --seeds N|S,S,..    incast, incast-sweep, fairness, coexist: every
+                      algorithm once per
                       seed, seeds 1..N or those listed (one seed S alone:
                       S,), each in its own guest (default 1; make incast
                       and make fairness: SEEDS=3). The seed sets the
@@ -42,7 +50,8 @@ bench-ack (the per-ACK cost benchmark).
                       -- --seed S, and so does the fault matrix
   --jobs N            guests at a time (default 2)
   --timeout SEC       stop a guest after SEC s of wall time (default 1200;
-                      websearch, coexist and faults 7200, faults on debug 21600,
+                      incast-sweep 2400; websearch, coexist and faults 7200,
+                      faults on debug 21600,
                       bench-ack 3600: a web-search run costs ~0.7 s of wall
                       time a flow in an idle host's guest, several times
                       that on a busy one)
@@ -82,7 +91,8 @@ value stops the run. Modules that have base_rtt_us and line_rate_mbps get
 the experiment's tau and rate unless the spec sets them. bench-ack times
 the per-ACK hooks of the registry's hooks column, so it takes only the
 registry's algorithms. Results of NAME with seed S go to
-OUT/NAME/seed-S (incast, fairness, coexist), OUT/NAME (web search),
+OUT/NAME/seed-S (incast, fairness, coexist), OUT/NAME/n-N/seed-S
+(incast-sweep), OUT/NAME (web search),
 OUT/KERNEL/NAME/CASE (faults) or OUT/RELEASE (bench-ack): each run's
 params.json records the seed, the module, its build id and every
 parameter in force.
@@ -112,13 +122,16 @@ bad() {
 EXP=${1:-}
 shift || true
 case $EXP in
-incast|fairness|websearch|coexist|faults|bench-ack) ;;
+incast|incast-sweep|fairness|websearch|coexist|faults|bench-ack) ;;
 -h|--help) usage; exit 0 ;;
-*) bad "usage: testbed/run.sh incast|fairness|websearch|coexist|faults|bench-ack [options] (see --help)" ;;
+*) bad "usage: testbed/run.sh incast|incast-sweep|fairness|websearch|coexist|faults|bench-ack [options] (see --help)" ;;
 esac
+# The guest's script: the sweep runs the incast's.
+EXP_RUN=testbed/$EXP/run.sh
+[ "$EXP" != incast-sweep ] || EXP_RUN=testbed/incast/run.sh
 ALGS=$(tb_reg_names "$EXP" | paste -sd, -)
 KERNELS=() JOBS=2 OUT='' NATIVE=0 DRY=0 SEEDS_ARG='' BPF=0 TIMEOUT=''
-KROOT='' NOBUILD=0
+KROOT='' NOBUILD=0 FANINS_ARG=''
 ARGS=("$EXP" "$@")
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -127,6 +140,7 @@ while [ $# -gt 0 ]; do
 		[[ " ${KERNELS[*]} " != *" $2 "* ]] || bad "--kernel: $2 twice"
 		KERNELS+=("$2"); shift ;;
 	--seeds) [ -n "${2:-}" ] || bad "--seeds needs a value"; SEEDS_ARG=$2; shift ;;
+	--fanins) [ -n "${2:-}" ] || bad "--fanins needs a value"; FANINS_ARG=$2; shift ;;
 	--jobs) [[ ${2:-} =~ ^[1-8]$ ]] || bad "--jobs: 1 to 8"; JOBS=$2; shift ;;
 	--timeout) [[ ${2:-} =~ ^[1-9][0-9]{0,5}$ ]] ||
 		bad "--timeout: seconds, 1 to 999999"; TIMEOUT=$2; shift ;;
@@ -163,9 +177,33 @@ fi
 [ -z "$KROOT" ] || [ "$BPF" = 0 ] || bad "--kmod-root: modules, not --bpf"
 [ "$EXP" != bench-ack ] || [ "$BPF" = 0 ] || bad "bench-ack: times the modules, not --bpf"
 
+# The fan-ins of the sweep: each from 1 to 255, once, ascending.
+FANINS=()
+if [ "$EXP" = incast-sweep ]; then
+	for a in "${EXTRA[@]}"; do
+		[ "$a" != --senders ] || bad "incast-sweep: give the fan-ins" \
+			"as --fanins, not -- --senders"
+	done
+	[[ ${FANINS_ARG:=10,20,50,100,200,255} =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+		bad "--fanins: '$FANINS_ARG' is not a list N,N,.. of fan-ins"
+	IFS=, read -r -a list <<< "$FANINS_ARG"
+	for a in "${list[@]}"; do
+		[[ $a =~ ^0*[1-9][0-9]{0,2}$ ]] && [ "$((10#$a))" -le 255 ] ||
+			bad "--fanins: '$a' is not a fan-in from 1 to 255"
+		a=$((10#$a))
+		[[ " ${FANINS[*]} " != *" $a "* ]] ||
+			bad "--fanins: $a given twice"
+		FANINS+=("$a")
+	done
+	mapfile -t FANINS < <(printf '%s\n' "${FANINS[@]}" | sort -n)
+	[[ " ${EXTRA[*]} " == *" --start "* ]] || EXTRA=(--start together "${EXTRA[@]}")
+else
+	[ -z "$FANINS_ARG" ] || bad "--fanins: for incast-sweep only"
+fi
+
 # The seeds: N is 1..N, a list is those (each a positive integer, once).
 SEEDS=()
-if [[ ! $EXP =~ ^(incast|fairness|coexist)$ ]]; then
+if [[ ! $EXP =~ ^(incast|incast-sweep|fairness|coexist)$ ]]; then
 	[ -z "$SEEDS_ARG" ] || bad "--seeds: $EXP takes its seed" \
 		"as -- --seed S"
 else
@@ -310,8 +348,9 @@ fi
 # anything is made or booted: a refused run is one line and exit 2.
 if [ "$EXP" != bench-ack ]; then
 	for s in "${SPECS[@]}"; do
-		bash "$ROOT/testbed/$EXP/run.sh" --check-args --cc "$s" \
-			--out "$OUT" ${SEEDS:+--seed "${SEEDS[0]}"} "${EXTRA[@]}" \
+		bash "$ROOT/$EXP_RUN" --check-args --cc "$s" \
+			--out "$OUT" ${SEEDS:+--seed "${SEEDS[0]}"} \
+			${FANINS:+--senders "${FANINS[-1]}"} "${EXTRA[@]}" \
 			> /dev/null || exit 2
 	done
 fi
@@ -438,14 +477,15 @@ else
 fi
 # The jobs, a guest each. RUN_K (the kernel's index), RUN_LABEL, RUN_SPEC
 # (a spec, or bench-ack's algorithms space-separated), RUN_DIR (where
-# under OUT, and under STAGE while it runs), RUN_SEED are parallel: every
-# algorithm with every seed (incast, fairness, coexist); every algorithm once
+# under OUT, and under STAGE while it runs), RUN_SEED (RUN_FANIN: the sweep's
+# --senders) are parallel: every algorithm with every seed (incast,
+# fairness, coexist) and every fan-in (incast-sweep); every algorithm once
 # (websearch; its seed in EXTRA); every algorithm in every kernel
 # (faults); every kernel once, all algorithms in it (bench-ack).
-RUN_K=() RUN_LABEL=() RUN_SPEC=() RUN_DIR=() RUN_SEED=()
-job() { # kernel-index label spec dir seed
+RUN_K=() RUN_LABEL=() RUN_SPEC=() RUN_DIR=() RUN_SEED=() RUN_FANIN=()
+job() { # kernel-index label spec dir seed [fan-in]
 	RUN_K+=("$1") RUN_LABEL+=("$2") RUN_SPEC+=("$3") RUN_DIR+=("$4")
-	RUN_SEED+=("$5")
+	RUN_SEED+=("$5") RUN_FANIN+=("${6:-}")
 }
 for ki in "${!KERNELS[@]}"; do
 	k=${KERNELS[$ki]}
@@ -459,6 +499,13 @@ for ki in "${!KERNELS[@]}"; do
 			job "$ki" "$k/$n" "$sp" "$k/$n" ''
 		elif [ ${#SEEDS[@]} = 0 ]; then
 			job "$ki" "$n" "$sp" "$n" ''
+		elif [ "$EXP" = incast-sweep ]; then
+			for f in "${FANINS[@]}"; do
+				for s in "${SEEDS[@]}"; do
+					job "$ki" "$n/n-$f/seed-$s" "$sp" \
+						"$n/n-$f/seed-$s" "$s" "$f"
+				done
+			done
 		else
 			for s in "${SEEDS[@]}"; do
 				job "$ki" "$n/seed-$s" "$sp" "$n/seed-$s" "$s"
@@ -473,6 +520,7 @@ timeout_of() { # kernel
 	faults:debug) echo 21600 ;;	# under -icount ~7x slower (docs/RELIABILITY.md)
 	faults:*|websearch:*|coexist:*) echo 7200 ;;
 	bench-ack:*) echo 3600 ;;
+	incast-sweep:*) echo 2400 ;;
 	*) echo 1200 ;;
 	esac
 }
@@ -484,9 +532,10 @@ command_of() { # job -> CMD
 		CMD=(bash testbed/bench-ack/run.sh --kmod-dir "${MODS[$ki]}"
 		     --out "$out" "${EXTRA[@]}" ${RUN_SPEC[$1]})
 	else
-		CMD=(bash "testbed/$EXP/run.sh" --cc "${RUN_SPEC[$1]}"
+		CMD=(bash "$EXP_RUN" --cc "${RUN_SPEC[$1]}"
 		     --out "$out" --kmod-dir "${MODS[$ki]}"
-		     ${RUN_SEED[$1]:+--seed "${RUN_SEED[$1]}"} "${EXTRA[@]}")
+		     ${RUN_SEED[$1]:+--seed "${RUN_SEED[$1]}"}
+		     ${RUN_FANIN[$1]:+--senders "${RUN_FANIN[$1]}"} "${EXTRA[@]}")
 		[ "$BPF" = 0 ] || CMD+=(--bpf)
 	fi
 	[ "$NATIVE" = 0 ] || return 0
@@ -610,11 +659,13 @@ fi
 
 # The run succeeded: its results replace the earlier ones of the same
 # algorithms (for incast and fairness all their seeds: the summary is of
-# this run's seeds), then the summary of the whole set.
+# this run's seeds; for the sweep all seeds of the fan-ins it ran), then
+# the summary of the whole set.
 for i in "${!RUN_DIR[@]}"; do
 	d=${RUN_DIR[$i]}
 	case $EXP in
 	incast|fairness|coexist) [[ $d == _nosample/* ]] || rm -rf "${OUT:?}/${d%%/*}"/seed-* ;;
+	incast-sweep) rm -rf "${OUT:?}/${d%/seed-*}"/seed-* ;;
 	*) rm -rf "${OUT:?}/$d" ;;
 	esac
 done
@@ -632,7 +683,7 @@ fi
 # Beside each algorithm's runs too: how they were made, when later runs
 # of other algorithms (other options) joined them in OUT.
 case $EXP in
-incast|fairness|coexist)
+incast|incast-sweep|fairness|coexist)
 	for n in "${names[@]}"; do cp "$STAGE/run.json" "$OUT/$n/run.json"; done ;;
 esac
 mv "$STAGE/run.json" "$OUT/run.json"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # testbed/run.sh changes nothing it was not asked to: for every experiment
-# (incast, fairness, websearch, faults, coexist), after a good run of a module of
-# our own (testbed/tests/byo, byo_reno) into OUT, each of
+# (incast, fairness, websearch, faults, coexist, incast-sweep), after a good
+# run of a module of our own (testbed/tests/byo, byo_reno) into OUT, each of
 #   a bad option of the experiment        refused on the host, no guest
 #   a parameter the module does not have  refused on the host, no guest
 #   one of ours out of its range          refused on the host, no guest
@@ -14,7 +14,7 @@
 # behind. Root; boots 6.1 guests (-icount) through run.sh, two
 # experiments at a time.
 #
-#   scripts/tests/test_run_kept.sh [EXPERIMENT...]   (default: all five)
+#   scripts/tests/test_run_kept.sh [EXPERIMENT...]   (default: all six)
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,8 +38,9 @@ declare -A SHORT=(
 	[websearch]="--loads 50 --flows 10 --no-headroom"
 	[faults]="--cases base --duration-us 500000"
 	[coexist]="--peers reno --mixes 1:1 --queues shared --buffers 4bdp --duration-us 300000 --no-headroom"
+	[incast-sweep]="--pre-us 100000 --post-us 200000 --no-headroom"
 )
-EXPS=(incast fairness websearch faults coexist)
+EXPS=(incast fairness websearch faults coexist incast-sweep)
 [ $# = 0 ] || EXPS=("$@")
 
 # run_args EXP SPEC [SHORT-OPTIONS...]: RUN_ARGS, run.sh's command line for
@@ -48,6 +49,7 @@ run_args() {
 	local exp=$1 spec=$2 k=()
 	shift 2
 	[ "$exp" != faults ] || k=(--kernel 6.1)
+	[ "$exp" != incast-sweep ] || k=(--fanins "2,3")
 	RUN_ARGS=(bash "$ROOT/testbed/run.sh" "$exp" "${k[@]}" --algorithms "$spec"
 		  --out "$T/$exp" -- "$@")
 }
@@ -108,7 +110,8 @@ interrupted() {
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "${RUN_ARGS[@]}" > "$log" 2>&1 &
 	pid=$!
-	until grep -q "# $exp: " "$log" 2>/dev/null; do
+	# (The sweep's guests run the incast.)
+	until grep -q "# ${exp%-sweep}: " "$log" 2>/dev/null; do
 		sleep 1
 		n=$((n + 1))
 		[ "$n" -le 600 ] && kill -0 "$pid" 2>/dev/null ||

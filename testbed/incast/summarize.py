@@ -5,7 +5,7 @@
     testbed/incast/summarize.py RESULTS_DIR
 
 RESULTS_DIR/ALG/seed-S/ holds one run of testbed/incast/run.sh (params.json,
-headroom.json, qdisc.csv, goodput.csv, flows.csv), as testbed/run.sh
+headroom.json, qdisc.csv, goodput.csv, flows.csv, retrans.csv), as testbed/run.sh
 incast --seeds lays them out. For each, runs userspace-tools/bin/
 incast-analyze over the incast window (incast start to end) and writes
 ALG/seed-S/summary.json. Then RESULTS_DIR/summary.json:
@@ -43,6 +43,9 @@ QUERY_COLUMNS = [("queries_done", "%.0f"), ("query_fct_p50_us", "%.0f"),
 
 
 def analyze(run):
+    """One run's figures; the senders' retransmissions where the run
+    counted them (retrans.csv)."""
+    retrans = os.path.join(run, "retrans.csv")
     return analyze_run(run, "incast-analyze", lambda p: [
         "--qdisc", os.path.join(run, "qdisc.csv"),
         "--goodput", os.path.join(run, "goodput.csv"),
@@ -51,7 +54,8 @@ def analyze(run):
         "--link-mbps", str(p["rate_mbps"]),
         "--incast-us", str(p["pre_us"]),
         "--end-us", str(p["end_us"]),
-        "--bdp-bytes", str(p["bdp_bytes"])])
+        "--bdp-bytes", str(p["bdp_bytes"])] +
+        (["--retrans", retrans] if os.path.isfile(retrans) else []))
 
 
 def aggregate(rows):

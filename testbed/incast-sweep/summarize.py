@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarize an incast sweep: analyze each run, aggregate the seeds per
+algorithm and fan-in.
+
+    testbed/incast-sweep/summarize.py RESULTS_DIR
+
+RESULTS_DIR/ALG/n-N/seed-S/ holds one run of testbed/incast/run.sh
+--senders N (params.json, headroom.json, qdisc.csv, goodput.csv,
+flows.csv, retrans.csv), as testbed/run.sh incast-sweep lays them out.
+Each is analyzed as testbed/incast/summarize.py does (incast-analyze over
+the incast window; ALG/n-N/seed-S/summary.json). Then
+RESULTS_DIR/summary.json:
+  runs    one row per algorithm, fan-in and seed: the analyzer's figures,
+          headroom_mbps, headroom_ok, params
+  points  one row per algorithm and fan-in: fanin, rate_mbps, seeds,
+          n_seeds, cpu_bound (a seed failed its CPU headroom check: the
+          guest could not carry N flows at twice R, its queue may be the
+          CPU's) and every figure's spread over the seeds
+          {mean, sd, min, max, n}
+  floors  the law's floors per fan-in, the long flow counted: N + 1 flows
+          at the rate floor (min_rate_ppm of the line rate each), N + 1
+          packets in flight (a window of one packet each) and the queue
+          they leave, what exceeds the BDP
+RESULTS_DIR/summary.csv: the points, M_mean, M_sd, M_min, M_max of the
+table's figures. Prints the table, "mean ± sd" over the seeds. A point
+whose guest ran out of CPU is marked, not refused: the others stand.
+"""
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from tblib import (order_key, pm, print_table, spread_columns,  # noqa: E402
+                   spread_fields, summarizer, write_summary)
+PROG = "incast-sweep/summarize.py"
+INCAST = summarizer("incast")
+# The table's figures and their formats.
+COLUMNS = [("avg_throughput_mbps", "%.2f"), ("avg_waiting_bytes", "%.0f"),
+           ("p99_waiting_bytes", "%.0f"), ("peak_queue_bytes", "%.0f"),
+           ("drain_time_us", "%.0f"), ("drops", "%.0f"),
+           ("retrans_segs", "%.0f"), ("incast_jain_index", "%.3f"),
+           ("incast_stall_max_us", "%.0f"), ("headroom_mbps", "%.0f")]
+# The law's floors: θ-PowerTCP's and PowerTCP-evo's min_rate_ppm default
+# (kmod/powertcp_params.h) and one packet's window.
+MIN_RATE_PPM = 4000
+
+
+def sweep_runs(res):
+    """(algorithm, fan-in, seed, directory) of every ALG/n-N/seed-S/ with a
+    params.json under @res, in the registry's order, then N, then S."""
+    if not os.path.isdir(res):
+        sys.exit("%s: %s: not a directory" % (PROG, res))
+    found = []
+    for alg in sorted(os.listdir(res)):
+        a = os.path.join(res, alg)
+        if alg.startswith("_") or not os.path.isdir(a):
+            continue
+        for n in os.listdir(a):
+            mn = re.fullmatch(r"n-([0-9]+)", n)
+            if not mn or not os.path.isdir(os.path.join(a, n)):
+                continue
+            for s in os.listdir(os.path.join(a, n)):
+                ms = re.fullmatch(r"seed-([0-9]+)", s)
+                d = os.path.join(a, n, s)
+                if ms and os.path.isfile(os.path.join(d, "params.json")):
+                    found.append((alg, int(mn.group(1)), int(ms.group(1)), d))
+    if not found:
+        sys.exit("%s: no runs (ALG/n-N/seed-S/params.json) under %s"
+                 % (PROG, res))
+    found.sort(key=lambda r: order_key(r[0]) + (r[1], r[2]))
+    return found
+
+
+def floors(fanins, p):
+    """The law's floors at each fan-in, from one run's parameters @p."""
+    return [{"fanin": n, "flows": n + 1,
+             "rate_floor_mbps": (n + 1) * MIN_RATE_PPM * p["rate_mbps"] / 1e6,
+             "one_packet_bytes": (n + 1) * p["mtu"],
+             "one_packet_queue_bytes": max(0, (n + 1) * p["mtu"] -
+                                           p["bdp_bytes"])}
+            for n in fanins]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", metavar="RESULTS_DIR",
+                    help="ALG/n-N/seed-S/ runs of testbed/incast/run.sh")
+    res = ap.parse_args().results
+    rows = []
+    for alg, n, seed, run in sweep_runs(res):
+        r = INCAST.analyze(run)
+        r["algorithm"], r["fanin"], r["seed"] = alg, n, seed
+        rows.append(r)
+    points = []
+    for alg, n in dict.fromkeys((r["algorithm"], r["fanin"]) for r in rows):
+        mine = [r for r in rows if r["algorithm"] == alg and r["fanin"] == n]
+        pt = {"algorithm": alg, "fanin": n,
+              "rate_mbps": mine[0]["params"]["rate_mbps"],
+              "seeds": [r["seed"] for r in mine], "n_seeds": len(mine),
+              "cpu_bound": not all(r["headroom_ok"] for r in mine)}
+        points.append(spread_fields(pt, mine, INCAST.NEVER))
+    metrics = [k for k, _ in COLUMNS]
+    csv_rows = []
+    for pt in points:
+        c = {k: pt[k] for k in ("algorithm", "fanin", "rate_mbps",
+                                "n_seeds", "cpu_bound")}
+        c["seeds"] = " ".join(str(s) for s in pt["seeds"])
+        c.update(spread_columns(pt, metrics))
+        csv_rows.append(c)
+    fanins = sorted({pt["fanin"] for pt in points})
+    write_summary(res, csv_rows, list(csv_rows[0]),
+                  doc={"experiment": "incast-sweep", "fanins": fanins,
+                       "seeds": sorted({r["seed"] for r in rows}),
+                       "min_rate_ppm": MIN_RATE_PPM,
+                       "points": points,
+                       "floors": floors(fanins, rows[0]["params"]),
+                       "runs": rows})
+    print("# incast sweep: mean ± sd over the seeds; queue figures are the "
+          "bytes waiting (the backlog without the packet in service)")
+    print_table(["algorithm", "N", "seeds"] + metrics,
+                [[pt["algorithm"], str(pt["fanin"]) +
+                  ("" if pt["rate_mbps"] == rows[0]["params"]["rate_mbps"]
+                   else " @%g Mbit/s" % pt["rate_mbps"]) +
+                  (" cpu-bound" if pt["cpu_bound"] else ""),
+                  str(pt["n_seeds"])] +
+                 [pm(pt.get(k), f) for k, f in COLUMNS] for pt in points])
+    bound = ["%s N=%d" % (pt["algorithm"], pt["fanin"])
+             for pt in points if pt["cpu_bound"]]
+    if bound:
+        print("CPU-BOUND (the guest could not move twice R without the rate "
+              "limit; these queues may be the CPU's): " + ", ".join(bound))
+
+
+if __name__ == "__main__":
+    main()
