@@ -118,13 +118,12 @@ tb_leafspine() {
 				"$mtu"
 		done
 	done
-	for ns in "${TB_NS_MADE[@]}"; do
-		tb_ns_defaults "$ns" "$cc"
-	done
+	tb_ns_defaults "$cc" "${TB_NS_MADE[@]}"
 	# Hosts send packet by packet (tb_host_nic); their NIC is a bucket at R.
+	# shellcheck disable=SC2046 # a namespace a word
+	tb_host_nic $(tb_hosts $((leaves * hpl)))
 	for h in $(seq 1 $((leaves * hpl))); do
 		ns=$(tb_host "$h")
-		tb_host_nic "$ns"
 		[ "$unl" = 1 ] && continue
 		tc -n "$ns" qdisc add dev eth0 root tbf rate "${rate}mbit" \
 			burst $((2 * mtu)) limit "$buf" ||

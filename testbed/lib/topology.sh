@@ -91,17 +91,26 @@ tb_headroom_check() {
 		"$OUT/headroom.json" --seed "$SEED" "$@" $("$flows" 0 "$hd")
 }
 
+# tb_nsconf ACTION... NS...: userspace-tools/bin/nsconf, the same settings
+# in many namespaces from one process (an exec costs milliseconds in a TCG
+# guest, and the sweep's star has 258 namespaces); dies with its reason.
+tb_nsconf() {
+	local err
+	[ -x "$TB_NSCONF" ] || tb_die "$TB_NSCONF missing (make tools)"
+	err=$("$TB_NSCONF" "$@" 2>&1 > /dev/null) || tb_die "${err#nsconf: }"
+}
+
 # tb_retrans FILE N: each of hosts 1..N's retransmitted segments (its
 # namespace's TCP RetransSegs) as a CSV id,retrans_segs, the id that of
 # the host's flow (host I carries flow I - 1).
 tb_retrans() {
-	local i
-	echo "id,retrans_segs" > "$1"
-	for i in $(seq 1 "$2"); do
-		ip netns exec "$(tb_host "$i")" awk -v id=$((i - 1)) '
-			/^Tcp:/ && !h { for (k = 1; k <= NF; k++) c[$k] = k; h = 1; next }
-			/^Tcp:/ { print id "," $c["RetransSegs"] }' /proc/net/snmp
-	done >> "$1"
+	[ -x "$TB_NSCONF" ] || tb_die "$TB_NSCONF missing (make tools)"
+	{
+		echo "id,retrans_segs"
+		# shellcheck disable=SC2046 # a namespace a word
+		"$TB_NSCONF" --snmp Tcp.RetransSegs $(tb_hosts "$2") |
+			awk -F, '{ print NR - 1 "," $2 }'
+	} > "$1" || tb_die "cannot read the hosts' retransmissions"
 }
 
 tb_link() { # ns_a dev_a addr_a ns_b dev_b addr_b mtu
@@ -126,40 +135,35 @@ tb_prepare() {
 		tb_die "cannot allow congestion control $1"
 }
 
-# tb_ns_defaults NS CC: loopback up, CC the default, ECN on, no cached
-# metrics carried from one flow to the next, no IPv6. IPv6's autoconf
+# tb_ns_defaults CC NS...: in each NS, loopback up, CC the default, ECN on,
+# no cached metrics carried from one flow to the next, no IPv6. IPv6's autoconf
 # sends router solicitations and MLD reports after random delays (the
 # kernel's random numbers, new at every boot) for seconds after a link
 # comes up, some through the bottleneck: packets at a different time in
 # every run of the same seed (docs/TESTBED.md, "Why QEMU with -icount").
-# One sysctl for all (an exec costs milliseconds in a TCG guest, and the
-# sweep's star has 258 namespaces); where it fails, which key did says why.
 tb_ns_defaults() {
-	local keys=()
-
+	local cc=$1 a=(--up lo)
+	shift
 	[ ! -d /proc/sys/net/ipv6 ] ||
-		keys+=(net.ipv6.conf.all.disable_ipv6=1
-		       net.ipv6.conf.default.disable_ipv6=1)
-	keys+=(net.ipv4.tcp_congestion_control="$2" net.ipv4.tcp_ecn=1
-	       net.ipv4.tcp_no_metrics_save=1)
-	ip -n "$1" link set lo up
-	ip netns exec "$1" sysctl -qw "${keys[@]}" 2>/dev/null && return 0
-	[ "$(ip netns exec "$1" sysctl -n net.ipv4.tcp_congestion_control)" = "$2" ] ||
-		tb_die "congestion control $2 not available"
-	tb_die "cannot set ${keys[*]} in $1"
+		a+=(--sysctl net.ipv6.conf.all.disable_ipv6=1
+		    --sysctl net.ipv6.conf.default.disable_ipv6=1)
+	a+=(--sysctl net.ipv4.tcp_congestion_control="$cc"
+	    --sysctl net.ipv4.tcp_ecn=1 --sysctl net.ipv4.tcp_no_metrics_save=1)
+	"$TB_NSCONF" "${a[@]}" "$@" 2> /dev/null && return 0
+	"$TB_NSCONF" --sysctl net.ipv4.tcp_congestion_control="$cc" "$@" \
+		2> /dev/null || tb_die "congestion control $cc not available"
+	tb_nsconf "${a[@]}" "$@"
 }
 
-# tb_host_nic NS: the host sends packet by packet, as the paper's do: with
+# tb_host_nic NS...: the hosts send packet by packet, as the paper's do: with
 # TSO/GSO a paced sender emits bursts of up to 1 ms of data, which at a
 # scaled line rate is most of a base RTT and would be a queue of its own.
 tb_host_nic() {
-	ip netns exec "$1" ethtool -K eth0 tso off gso off >/dev/null ||
-		tb_die "cannot disable TSO/GSO (apt-get install ethtool)"
-	# TCP builds GSO skbs whatever the device's features (the stack
-	# segments them in software), and pacing spaces skbs, not segments.
-	# One segment per skb makes pacing per packet.
-	ip -n "$1" link set dev eth0 gso_max_segs 1 ||
-		tb_die "cannot set gso_max_segs on $1"
+	# TSO and GSO off (ethtool -K eth0 tso off gso off). TCP builds GSO
+	# skbs whatever the device's features (the stack segments them in
+	# software), and pacing spaces skbs, not segments: one segment per
+	# skb (gso_max_segs 1) makes pacing per packet.
+	tb_nsconf --no-offload eth0 --gso-max-segs eth0=1 "$@"
 }
 
 # tb_star N_HOSTS — uses TB_RATE_MBPS, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
@@ -198,7 +202,7 @@ tb_star() {
 			"${nets[$i]}" "${nets[$i]}" | ip -n "${hosts[$i]}" -b - ||
 			tb_die "cannot create host $((i + 1))"
 	done
-	tb_ns_defaults "$TB_SW" "$cc"
+	tb_ns_defaults "$cc" "$TB_SW"
 	tb_star_shape "$n"
 }
 
@@ -207,14 +211,13 @@ tb_star() {
 # testbed/mininet/star.sh): the namespaces' TCP defaults and NICs, the
 # base RTT's delay line and the bottleneck. Uses the variables of tb_star.
 tb_star_shape() {
-	local n=$1 ns burst ser
+	local n=$1 burst ser hosts
 	local rate=${TB_RATE_MBPS:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
 	local mtu=${TB_MTU:-1500} k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic}
 
-	for ns in "$TB_RCV" $(tb_hosts "$n"); do
-		tb_ns_defaults "$ns" "$cc"
-		tb_host_nic "$ns"
-	done
+	mapfile -t hosts < <(tb_hosts "$n")
+	tb_ns_defaults "$cc" "$TB_RCV" "${hosts[@]}"
+	tb_host_nic "$TB_RCV" "${hosts[@]}"
 
 	# Base RTT: the RTT of a full-size packet on empty queues, like the
 	# paper's 4.64 µs, which includes serialization. The bottleneck's

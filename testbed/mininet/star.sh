@@ -100,6 +100,6 @@ tb_mn_star() {
 	ip -n "$TB_RCV" route replace default via 10.0.0.1 \
 		"${TB_RCV_ROUTE_OPTS[@]}" ||
 		tb_die "cannot set the receiver's route"
-	tb_ns_defaults "$TB_SW" "$cc"
+	tb_ns_defaults "$cc" "$TB_SW"
 	tb_star_shape "$n"
 }

@@ -240,4 +240,41 @@ print("backlog peak %d B, waiting peak %d B, %d samples, %d packets sent"
 sys.exit(s["peak_queue_bytes"] != 2084 or s["peak_waiting_bytes"] != 1042)' \
 	"$D/summary.json" "$D/qdisc-${P}sw-out.csv"
 
+# nsconf: the topologies' settings in two namespaces from one process, the
+# same as ip, sysctl and ethtool leave them (the veth's other end, set by
+# ethtool, is the reference); its counters; its errors, one line each.
+NC=$BIN/nsconf
+nsconf_sets() {
+	ip netns add "${P}na" && ip netns add "${P}nb" &&
+	ip link add eth0 netns "${P}na" type veth peer name eth0 netns "${P}nb" &&
+	ip netns exec "${P}nb" ethtool -K eth0 tso off gso off &&
+	"$NC" --up lo --sysctl net.ipv4.tcp_ecn=1 \
+		--sysctl net.ipv4.tcp_congestion_control=reno \
+		--no-offload eth0 --gso-max-segs eth0=1 "${P}na" "${P}nb" || return 1
+	diff <(ip netns exec "${P}na" ethtool -k eth0) \
+	     <(ip netns exec "${P}nb" ethtool -k eth0) > /dev/null ||
+		{ echo "features differ from ethtool -K's"; return 1; }
+	for ns in "${P}na" "${P}nb"; do
+		[ "$(ip netns exec "$ns" sysctl -n net.ipv4.tcp_ecn \
+			net.ipv4.tcp_congestion_control | paste -sd ' ')" = "1 reno" ] &&
+		ip -n "$ns" -d link show eth0 | grep -q 'gso_max_segs 1 ' &&
+		ip -n "$ns" link show lo | grep -q '[<,]UP[,>]' ||
+			{ echo "$ns not set"; return 1; }
+	done
+	echo "ecn, reno, lo up, gso_max_segs 1, features as ethtool's in 2 namespaces"
+}
+check "nsconf: sysctls, lo up, tso/gso off, gso_max_segs" nsconf_sets
+check "nsconf: Tcp.RetransSegs of each namespace" sh -c '
+	out=$("$1" --snmp Tcp.RetransSegs "$2na" "$2nb" | paste -sd " ") &&
+	echo "$out" && [ "$out" = "$2na,0 $2nb,0" ]' _ "$NC" "$P"
+for bad in "--sysctl net.ipv4.nosuch=1 ${P}na" "--gso-max-segs eth0 ${P}na" \
+	   "--up lo ${P}none" "--snmp Tcp.Nope ${P}na"; do
+	# shellcheck disable=SC2086 # the arguments, a word each
+	check "nsconf: refuses $bad in one line" sh -c '
+		"$@" 2> "$0" > /dev/null; rc=$?
+		[ $rc != 0 ] && [ "$(wc -l < "$0")" = 1 ] && cat "$0"' \
+		"$OUT/nsconf.err" "$NC" $bad
+done
+ip netns del "${P}na"; ip netns del "${P}nb"
+
 tap_done
