@@ -341,20 +341,24 @@ def incast_sweep(doc):
         w("| %s | %s | %s | " % (pt["algorithm"], n, pm(share, "%.1f%%")) +
           " | ".join(pm(pt.get(k), f) for k, f in cols) + " |")
     w("")
-    w("The law's floors at each N (θ-PowerTCP's and PowerTCP-evo's")
-    w("defaults; the long flow counted): every flow at its rate floor,")
-    w("%g%% of the link each, and every flow with one packet in flight,"
-      % (doc.get("min_rate_ppm", 4000) / 1e4))
-    w("with the queue those packets leave beyond the BDP (%d B)."
-      % p["bdp_bytes"])
+    law = doc["law"]
+    w("The law's floors at each N (min_rate_ppm %d and beta_ppm %d, of"
+      % (law["min_rate_ppm"], law["beta_ppm"]))
+    w("our modules' runs; the long flow counted): every flow at its rate")
+    w("floor, %g%% of the link each; every flow at β, %g%% each (under a"
+      % (law["min_rate_ppm"] / 1e4, law["beta_ppm"] / 1e4))
+    w("standing queue the law's W = W/Γ + β tends to β); every flow with")
+    w("one packet in flight, and the queue those packets leave beyond the")
+    w("BDP (%d B)." % p["bdp_bytes"])
     w("")
-    w("| N | flows | rate floors (Mbit/s) | of link | one packet each (B) |"
-      " its queue (B) |")
-    w("|---|---|---|---|---|---|")
+    w("| N | flows | rate floors (Mbit/s) | of link | β floors (Mbit/s) |"
+      " of link | one packet each (B) | its queue (B) |")
+    w("|---|---|---|---|---|---|---|---|")
     for f in floors:
-        w("| %d | %d | %.1f | %.0f%% | %d | %d |" % (
+        w("| %d | %d | %.1f | %.0f%% | %.1f | %.0f%% | %d | %d |" % (
             f["fanin"], f["flows"], f["rate_floor_mbps"],
-            100 * f["rate_floor_mbps"] / rate, f["one_packet_bytes"],
+            100 * f["rate_floor_mbps"] / rate, f["beta_floor_mbps"],
+            100 * f["beta_floor_mbps"] / rate, f["one_packet_bytes"],
             f["one_packet_queue_bytes"]))
     w("")
     w("![queue against the fan-in](img/incast-sweep.png)")

@@ -8,8 +8,9 @@ DIR/summary.json is testbed/incast-sweep/summarize.py's. PNG: the average
 and p99 queue (the bytes waiting) against the fan-in N, log-log, one colour
 an algorithm (average solid, p99 dashed; a bar the seeds' min-max), with
 the law's floors drawn in: N + 1 packets in flight and the queue they
-leave beyond the BDP, and the N at which N + 1 flows at the rate floor
-fill the link. <stem>_throughput.png: throughput (fraction of the link)
+leave beyond the BDP, and the N at which N + 1 flows at the law's floors
+fill the link (min_rate_ppm each, and β each: under a standing queue the
+law's W = W/Γ + β tends to β). <stem>_throughput.png: throughput (fraction of the link)
 and Jain's index over the incast flows against N. A point whose guest
 was CPU-bound is hollow.
 """
@@ -82,19 +83,23 @@ def main():
     if q:
         ax.plot(*zip(*q), "-.", color="0.4", lw=1.2,
                 label="their queue beyond the BDP")
-    n_fill = 1e6 / doc["min_rate_ppm"] - 1
-    ax.axvline(n_fill, color="0.5", lw=0.8)
-    ax.text(n_fill, ax.get_ylim()[1], " rate floors\n fill the link",
-            va="top", ha="right", fontsize=7, color="0.3")
+    for key, text in (("min_rate_ppm", "min-rate floors"),
+                      ("beta_ppm", "β floors")):
+        n_fill = 1e6 / doc["law"][key] - 1
+        ax.axvline(n_fill, color="0.5", lw=0.8, ls="--")
+        ax.text(n_fill, 0.02, "%s fill the link" % text, va="bottom",
+                ha="right", rotation=90, fontsize=7, color="0.3",
+                transform=ax.get_xaxis_transform())
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(fn)
     ax.set_xticklabels([str(n) for n in fn])
     ax.set_xlabel("fan-in N (incast senders, besides the long flow)")
     ax.set_ylabel("queue, bytes waiting (KB)")
+    seeds = doc["seeds"]
     ax.set_title("Incast sweep at %g Mbit/s: queue against the fan-in "
-                 "(seeds %s)" % (rate, ", ".join(str(s) for s in
-                                                 doc["seeds"])))
+                 "(seed%s %s)" % (rate, "s" if len(seeds) > 1 else "",
+                                  ", ".join(str(s) for s in seeds)))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2, loc="upper left")
     fig.tight_layout()

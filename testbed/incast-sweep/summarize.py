@@ -18,10 +18,13 @@ RESULTS_DIR/summary.json:
           guest could not carry N flows at twice R, its queue may be the
           CPU's) and every figure's spread over the seeds
           {mean, sd, min, max, n}
+  law     the law's parameters the floors are of: min_rate_ppm and
+          beta_ppm of the first of our modules' runs (the defaults if none)
   floors  the law's floors per fan-in, the long flow counted: N + 1 flows
-          at the rate floor (min_rate_ppm of the line rate each), N + 1
-          packets in flight (a window of one packet each) and the queue
-          they leave, what exceeds the BDP
+          at the rate floor (min_rate_ppm of the line rate each), at β
+          (beta_ppm each: under a standing queue W = W/Γ + β tends to β),
+          N + 1 packets in flight (a window of one packet each) and the
+          queue they leave, what exceeds the BDP
 RESULTS_DIR/summary.csv: the points, M_mean, M_sd, M_min, M_max of the
 table's figures. Prints the table, "mean ± sd" over the seeds. A point
 whose guest ran out of CPU is marked, not refused: the others stand.
@@ -43,9 +46,9 @@ COLUMNS = [("avg_throughput_mbps", "%.2f"), ("avg_waiting_bytes", "%.0f"),
            ("drain_time_us", "%.0f"), ("drops", "%.0f"),
            ("retrans_segs", "%.0f"), ("incast_jain_index", "%.3f"),
            ("incast_stall_max_us", "%.0f"), ("headroom_mbps", "%.0f")]
-# The law's floors: θ-PowerTCP's and PowerTCP-evo's min_rate_ppm default
-# (kmod/powertcp_params.h) and one packet's window.
-MIN_RATE_PPM = 4000
+# The law's floors, where no run of ours records its parameters: θ-PowerTCP's
+# and PowerTCP-evo's defaults (kmod/powertcp_params.h).
+LAW_DEFAULTS = {"min_rate_ppm": 4000, "beta_ppm": 6000}
 
 
 def sweep_runs(res):
@@ -74,10 +77,22 @@ def sweep_runs(res):
     return found
 
 
-def floors(fanins, p):
+def law_of(rows):
+    """min_rate_ppm and beta_ppm of the first run of a module that has
+    them (params.json's module.params), else LAW_DEFAULTS."""
+    for r in rows:
+        mp = ((r["params"].get("module") or {}).get("params") or {})
+        if all(k in mp for k in LAW_DEFAULTS):
+            return {k: int(mp[k]) for k in LAW_DEFAULTS}
+    return dict(LAW_DEFAULTS)
+
+
+def floors(fanins, p, law):
     """The law's floors at each fan-in, from one run's parameters @p."""
+    r = p["rate_mbps"] / 1e6
     return [{"fanin": n, "flows": n + 1,
-             "rate_floor_mbps": (n + 1) * MIN_RATE_PPM * p["rate_mbps"] / 1e6,
+             "rate_floor_mbps": (n + 1) * law["min_rate_ppm"] * r,
+             "beta_floor_mbps": (n + 1) * law["beta_ppm"] * r,
              "one_packet_bytes": (n + 1) * p["mtu"],
              "one_packet_queue_bytes": max(0, (n + 1) * p["mtu"] -
                                            p["bdp_bytes"])}
@@ -111,12 +126,12 @@ def main():
         c.update(spread_columns(pt, metrics))
         csv_rows.append(c)
     fanins = sorted({pt["fanin"] for pt in points})
+    law = law_of(rows)
     write_summary(res, csv_rows, list(csv_rows[0]),
                   doc={"experiment": "incast-sweep", "fanins": fanins,
                        "seeds": sorted({r["seed"] for r in rows}),
-                       "min_rate_ppm": MIN_RATE_PPM,
-                       "points": points,
-                       "floors": floors(fanins, rows[0]["params"]),
+                       "law": law, "points": points,
+                       "floors": floors(fanins, rows[0]["params"], law),
                        "runs": rows})
     print("# incast sweep: mean ± sd over the seeds; queue figures are the "
           "bytes waiting (the backlog without the packet in service)")
