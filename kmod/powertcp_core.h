@@ -924,15 +924,22 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
 /*
  * Note an RTT sample @rtt_us of an ACK that found @prior_in_flight packets
  * in flight: one segment alone whose sample is PT_DELACK_US over the
- * minimum RTT was held by the receiver's delayed-ACK timer (or sat behind
- * a queue that long, where a floor of two costs nothing). Sticky: once the
+ * minimum RTT, when the flow's previous sample was not, was held by the
+ * receiver's delayed-ACK timer. A receiver delays the ACK of a segment
+ * alone and not those before it (a second full segment is ACKed at once),
+ * so the first such sample follows prompt ones. A queue that long delays
+ * every sample, the previous one too: many flows at their floors on one
+ * link hold one (an incast of 200 senders, docs/TESTBED.md), and a floor
+ * of two packets each would be N more packets of it. Sticky: once the
  * floor is two the receiver no longer delays, and the evidence is gone.
  */
 static inline void pt_note_delack(struct pt_flow *f, u64 rtt_us,
 				  u32 prior_in_flight)
 {
-	if (prior_in_flight <= 1 && f->min_rtt_us &&
-	    rtt_us >= (u64)f->min_rtt_us + PT_DELACK_US)
+	u64 late = (u64)f->min_rtt_us + PT_DELACK_US;
+
+	if (prior_in_flight <= 1 && f->min_rtt_us && rtt_us >= late &&
+	    f->rtt_prev_us < late)
 		f->cwnd_min = PT_CWND_MIN_DELACK;
 }
 

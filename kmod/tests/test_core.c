@@ -396,9 +396,11 @@ static void test_mapping(void)
 
 /*
  * A receiver that delays ACKs: one segment in flight whose sample is
- * PT_DELACK_US over the minimum RTT raises the flow's floor to two
- * packets, for good; a sample just below it, one with two segments out,
- * or one before any minimum RTT does not. A new flow starts at one.
+ * PT_DELACK_US over the minimum RTT, after a prompt one, raises the
+ * flow's floor to two packets, for good; a sample just below it, one with
+ * two segments out, one before any minimum RTT, or one behind a queue
+ * that delayed the previous sample as long does not. A new flow starts
+ * at one.
  */
 static void test_delack_floor(void)
 {
@@ -417,6 +419,11 @@ static void test_delack_floor(void)
 	pt_note_delack(&f, 41000, 2);
 	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN, "two in flight: %u",
 	      pt_cwnd_min(&f));
+	f.rtt_prev_us = 1000 + PT_DELACK_US;
+	pt_note_delack(&f, 1000 + 2 * PT_DELACK_US, 1);
+	CHECK(pt_cwnd_min(&f) == PT_CWND_MIN, "a standing queue: %u",
+	      pt_cwnd_min(&f));
+	f.rtt_prev_us = 1000 + PT_DELACK_US - 1;
 	CHECK(pt_cwnd_pkts(&f, &p, 1000, pt_cwnd_min(&f)) == 1,
 	      "floor before: %u", pt_cwnd_pkts(&f, &p, 1000, pt_cwnd_min(&f)));
 	pt_note_delack(&f, 1000 + PT_DELACK_US, 1);
