@@ -10,29 +10,19 @@ link that --cc's flows got over their fair share (1: fair, 0.01: a
 hundredth of it; log scale), one marker per algorithm, the bar from the
 lowest seed to the highest.
 """
-import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from plotlib import label, order_key, style  # noqa: E402
+from plotlib import label, order_key, style, summary_args  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 
 PROG = "coexist/plot.py"
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--results", required=True)
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    try:
-        with open(os.path.join(a.results, "summary.json")) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit("%s: %s" % (PROG, e))
+    a, doc = summary_args(PROG, __doc__)
     cases = [c for c in doc["cases"] if c["queue"] != "alone"]
     if not cases:
         sys.exit("%s: no shared or isolated cases in %s" % (PROG, a.results))

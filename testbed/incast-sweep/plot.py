@@ -14,14 +14,12 @@ law's W = W/Γ + β tends to β). <stem>_throughput.png: throughput (fraction of
 and Jain's index over the incast flows against N. A point whose guest
 was CPU-bound is hollow.
 """
-import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from plotlib import label, style  # noqa: E402
+from plotlib import label, style, summary_args  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402 (after plotlib selects Agg)
 
 PROG = "incast-sweep/plot.py"
@@ -51,15 +49,7 @@ def draw(ax, xs, pts, colour, marker, ls, lab, scale=1.0):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--results", required=True)
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    try:
-        with open(os.path.join(a.results, "summary.json")) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit("%s: %s" % (PROG, e))
+    a, doc = summary_args(PROG, __doc__)
     pts, floors = doc["points"], doc["floors"]
     algs = list(dict.fromkeys(p["algorithm"] for p in pts))
     rate = pts[0]["rate_mbps"]

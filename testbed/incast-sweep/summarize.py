@@ -36,8 +36,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from tblib import (order_key, pm, print_table, spread_columns,  # noqa: E402
-                   spread_fields, summarizer, write_summary)
+from tblib import (order_key, pm, print_table, seed_runs,  # noqa: E402
+                   spread_columns, spread_fields, summarizer, write_summary)
 PROG = "incast-sweep/summarize.py"
 INCAST = summarizer("incast")
 # The table's figures and their formats.
@@ -53,26 +53,18 @@ LAW_DEFAULTS = {"min_rate_ppm": 4000, "beta_ppm": 6000}
 
 def sweep_runs(res):
     """(algorithm, fan-in, seed, directory) of every ALG/n-N/seed-S/ with a
-    params.json under @res, in the registry's order, then N, then S."""
+    params.json under @res, in the registry's order, then N, then S: each
+    ALG/ is to tblib's seed_runs() what an incast's results are."""
     if not os.path.isdir(res):
         sys.exit("%s: %s: not a directory" % (PROG, res))
     found = []
     for alg in sorted(os.listdir(res)):
-        a = os.path.join(res, alg)
-        if alg.startswith("_") or not os.path.isdir(a):
+        if alg.startswith("_") or not os.path.isdir(os.path.join(res, alg)):
             continue
-        for n in os.listdir(a):
-            mn = re.fullmatch(r"n-([0-9]+)", n)
-            if not mn or not os.path.isdir(os.path.join(a, n)):
-                continue
-            for s in os.listdir(os.path.join(a, n)):
-                ms = re.fullmatch(r"seed-([0-9]+)", s)
-                d = os.path.join(a, n, s)
-                if ms and os.path.isfile(os.path.join(d, "params.json")):
-                    found.append((alg, int(mn.group(1)), int(ms.group(1)), d))
-    if not found:
-        sys.exit("%s: no runs (ALG/n-N/seed-S/params.json) under %s"
-                 % (PROG, res))
+        for n, seed, run in seed_runs(os.path.join(res, alg), PROG):
+            m = re.fullmatch(r"n-([0-9]+)", n)
+            if m:
+                found.append((alg, int(m.group(1)), seed, run))
     found.sort(key=lambda r: order_key(r[0]) + (r[1], r[2]))
     return found
 

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared pieces of the plots, testbed/EXP/plot.py (matplotlib, Agg)."""
+import argparse
+import json
 import os
 import re
 import sys
@@ -13,7 +15,22 @@ from tblib import label, order_key, style  # noqa: E402
 
 # label and style are tblib's, re-exported for the plots.
 __all__ = ["label", "order_key", "style", "read_csv", "seeds_of",
-           "seeded_dirs"]
+           "seeded_dirs", "summary_args"]
+
+
+def summary_args(prog, doc):
+    """A plot of one summary: --results DIR and --out PNG parsed (the
+    description @doc's first paragraph), and DIR/summary.json read; exits
+    with "@prog: reason" if it cannot be."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    try:
+        with open(os.path.join(a.results, "summary.json")) as f:
+            return a, json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("%s: %s" % (prog, e))
 
 
 def read_csv(path):
