@@ -927,11 +927,13 @@ static inline u32 pt_cwnd_pkts(const struct pt_flow *f,
  * minimum RTT, when the flow's previous sample was not, was held by the
  * receiver's delayed-ACK timer. A receiver delays the ACK of a segment
  * alone and not those before it (a second full segment is ACKed at once),
- * so the first such sample follows prompt ones. A queue that long delays
- * every sample, the previous one too: many flows at their floors on one
- * link hold one (an incast of 200 senders, docs/TESTBED.md), and a floor
- * of two packets each would be N more packets of it. Sticky: once the
- * floor is two the receiver no longer delays, and the evidence is gone.
+ * so the first such sample follows prompt ones. A queue that long and
+ * standing delays every sample, the previous one too: many flows at their
+ * floors on one link hold one (an incast of 200 senders, docs/TESTBED.md),
+ * and a floor of two packets each would be N more packets of it. A queue
+ * that grows through PT_DELACK_US between two samples still passes for
+ * the timer. Sticky: once the floor is two the receiver no longer delays,
+ * and the evidence is gone.
  */
 static inline void pt_note_delack(struct pt_flow *f, u64 rtt_us,
 				  u32 prior_in_flight)
