@@ -41,13 +41,13 @@ benchmark).
                       --start together) unless -- --start connect: a guest
                       connects 255 senders one after another over ~170 ms
   --seeds N|S,S,..    incast, incast-sweep, fairness, coexist: every
-                      algorithm once per
-                      seed, seeds 1..N or those listed (one seed S alone:
-                      S,), each in its own guest (default 1; make incast
-                      and make fairness: SEEDS=3). The seed sets the
-                      payload and each flow's start jitter (--start-jitter-us
-                      of the experiment). The web search takes its seed as
-                      -- --seed S, and so does the fault matrix
+                      algorithm once per seed, seeds 1..N or those listed
+                      (one seed S alone: S,), each in its own guest
+                      (default 1; make incast and make fairness: SEEDS=3).
+                      The seed sets the payload and each flow's start
+                      jitter (--start-jitter-us of the experiment). The
+                      web search takes its seed as -- --seed S, and so
+                      does the fault matrix
   --jobs N            guests at a time (default 2)
   --timeout SEC       stop a guest after SEC s of wall time (default 1200;
                       incast-sweep 2400; websearch, coexist and faults 7200,

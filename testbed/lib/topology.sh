@@ -135,15 +135,16 @@ tb_prepare() {
 		tb_die "cannot allow congestion control $1"
 }
 
-# tb_ns_defaults CC NS...: in each NS, loopback up, CC the default, ECN on,
-# no cached metrics carried from one flow to the next, no IPv6. IPv6's autoconf
-# sends router solicitations and MLD reports after random delays (the
-# kernel's random numbers, new at every boot) for seconds after a link
-# comes up, some through the bottleneck: packets at a different time in
-# every run of the same seed (docs/TESTBED.md, "Why QEMU with -icount").
+# tb_ns_defaults CC NS...: in each NS, loopback up, CC the default, ECN
+# on, no cached metrics carried from one flow to the next, no IPv6. IPv6's
+# autoconf sends router solicitations and MLD reports after random delays
+# (the kernel's random numbers, new at every boot) for seconds after a
+# link comes up, some through the bottleneck: packets at a different time
+# in every run of the same seed (docs/TESTBED.md, "Why QEMU with -icount").
 tb_ns_defaults() {
 	local cc=$1 a=(--up lo)
 	shift
+	[ -x "$TB_NSCONF" ] || tb_die "$TB_NSCONF missing (make tools)"
 	[ ! -d /proc/sys/net/ipv6 ] ||
 		a+=(--sysctl net.ipv6.conf.all.disable_ipv6=1
 		    --sysctl net.ipv6.conf.default.disable_ipv6=1)
