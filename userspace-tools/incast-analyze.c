@@ -329,6 +329,7 @@ static double incast_flows(const int64_t *g, size_t n, int64_t ta,
 	while (i < n) {
 		int64_t id = g[i * G_NCOL + G_ID], base = 0, end = 0;
 		int64_t last = -1, at = -1, prev = 0;
+		int mine = incast_of(id) != NULL;
 		const int64_t *r;
 
 		for (j = i; j < n && g[j * G_NCOL + G_ID] == id; j++) {
@@ -342,15 +343,14 @@ static double incast_flows(const int64_t *g, size_t n, int64_t ta,
 			if (r[G_T] < ta)
 				continue;
 			if (at < 0 || r[G_BYTES] > prev) {
-				if (at >= 0 && r[G_T] - at > *stall_max &&
-				    incast_of(id))
+				if (mine && at >= 0 && r[G_T] - at > *stall_max)
 					*stall_max = r[G_T] - at;
 				at = r[G_T];
 			}
 			prev = r[G_BYTES];
 			last = r[G_T];
 		}
-		if (incast_of(id)) {
+		if (mine) {
 			if (last - at > *stall_max)
 				*stall_max = last - at;
 			if (end > base) {
