@@ -15,11 +15,13 @@
  *   dθ/dt    = (RTT - RTT_prev) / dt
  *   Γ_norm   = max(dθ/dt + 1, grad_floor) * RTT / target,   target = k * τ
  *   Γ_smooth = (Γ_smooth * (H - Δ) + Γ_norm * Δ) / H,       Δ = min(dt, H)
- *   cwnd     = γ * (cwnd_old / Γ_smooth + β) + (1 - γ) * cwnd
+ *   cwnd     = γ_s * (cwnd_old / Γ_smooth + β) + (1 - γ_s) * cwnd
  *   rate     = cwnd / τ
  *
  * where cwnd_old is the reference window, advanced once per RTT by the
- * caller, and H is the smoothing horizon (τ scaled by smooth_pct).
+ * caller, H is the smoothing horizon (τ scaled by smooth_pct), and
+ * γ_s = γ * min(1, RTT / dt), dt the time since the previous sample: γ
+ * itself while a flow samples at least once an RTT (pt_gamma()).
  *
  * Fixed-point scales and the input ranges they are proven for (the unit
  * tests exercise each bound against a 128-bit reference):
@@ -95,6 +97,8 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define PT_PERMILLE		1000U
 #define PT_CWND_MIN		1	/* snd_cwnd floors: see the mapping */
 #define PT_CWND_MIN_DELACK	2
+#define PT_PACING_GAIN_NUM	5	/* pacing at 5/4 of the law's rate */
+#define PT_PACING_GAIN_DEN	4
 
 /*
  * Law variants (pt_params.variant, a bit mask), for PowerTCP-evo's search.
@@ -478,6 +482,28 @@ static inline u64 pt_beta(const struct pt_params *p, u64 beta_wnd, u32 power)
 }
 
 /*
+ * The weight of one sample's update, Q10: γ, scaled by @rtt_ns / @dt_ns
+ * where the flow's samples come more than an RTT apart. That is a flow
+ * paced below a packet an RTT (PT_PACING_GAIN * W * RTT/τ < 1): it takes
+ * one sample per packet, a packet gap apart, and the rate that a sample
+ * sets applies from the departure after the one already timed, so it acts
+ * on the queue a gap after the sample was taken. Its neighbours sample
+ * the same queue and act as late: with the whole weight each, N such
+ * flows cut and regrow together in a cycle of 15 to 40 base RTTs, and the
+ * link idles in its troughs (20 to 50 flows on a 10-packet BDP moved
+ * 89-91% of the link; docs/MODULE.md). Scaled, a flow's samples weigh
+ * about γ an RTT together, as an ACK-clocked flow's do in the paper's
+ * regime, where samples come an RTT apart or closer and γ applies as it
+ * is. Never 0. @rtt_ns, @dt_ns < 2^35.
+ */
+static inline u64 pt_gamma(const struct pt_params *p, u64 rtt_ns, u64 dt_ns)
+{
+	if (dt_ns <= rtt_ns)
+		return p->gamma;
+	return pt_max(div64_u64(p->gamma * rtt_ns, dt_ns), 1);
+}
+
+/*
  * Process one RTT sample @rtt_us taken at @now_ns; updates Γ_smooth and the
  * window. @gen is the parameters' generation (a parameter write changes
  * it), @mss the flow's current segment size, p->line_rate_mbps the flow's
@@ -491,7 +517,7 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 {
 	u64 rtt_ns, rtt_prev = (u64)f->rtt_prev_us * 1000;
 	u64 dt, tau, horizon, delta, norm, target_wnd, wnd;
-	u64 ref_rtt, ref_t, pwr_rtt;
+	u64 ref_rtt, ref_t, pwr_rtt, gamma;
 	int new_tau = 0;
 
 	rtt_us = pt_clamp(rtt_us, 1, PT_TIME_MAX_NS / 1000);
@@ -546,8 +572,8 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
 	target_wnd = pt_min(target_wnd + pt_beta(p, f->beta_wnd, f->power),
 			    PT_WND_MAX);
-	wnd = (p->gamma * target_wnd +
-	       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;
+	gamma = pt_gamma(p, rtt_ns, dt);
+	wnd = (gamma * target_wnd + (PT_GAMMA_ONE - gamma) * f->wnd) >> 10;
 out:
 	/* τ, the line rate or the MSS may have moved the bounds. */
 	f->wnd = pt_clamp(wnd, f->wnd_lo, f->wnd_hi);
@@ -884,15 +910,14 @@ static inline u32 pt_cm_state(const struct pt_flow *f,
  * sub-packet windows: their floors then hold a standing queue.
  */
 /*
- * (PT_CWND_MIN and PT_CWND_MIN_DELACK are at the top of this file.)
+ * (PT_CWND_MIN, PT_CWND_MIN_DELACK and PT_PACING_GAIN_* are at the top of
+ * this file.)
  * A sample this far (µs) above the flow's minimum RTT, with one segment in
  * flight, is taken for the receiver's delayed-ACK timer: half of Linux's
  * shortest (TCP_DELACK_MIN, 40 ms), which others' exceed.
  */
 #define PT_DELACK_US		20000
 #define PT_CWND_RTT_MAX		2
-#define PT_PACING_GAIN_NUM	5
-#define PT_PACING_GAIN_DEN	4
 
 /*
  * snd_cwnd in whole packets (see above), at least @min_pkts. The ratio

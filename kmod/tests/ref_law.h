@@ -113,7 +113,7 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 			      u64 rtt_us, u64 now_ns, u32 mss)
 {
 	u64 rtt_ns, rtt_prev = f->rtt_prev_ns;
-	u64 dt, tau, horizon, delta, norm, target_wnd, beta, wnd;
+	u64 dt, tau, horizon, delta, norm, target_wnd, beta, wnd, gamma;
 	u64 ref_rtt, ref_t, pwr_rtt;
 
 	rtt_us = pt_clamp(rtt_us, 1, PT_TIME_MAX_NS / 1000);
@@ -161,8 +161,8 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
 	beta = pt_beta(p, pt_rate_to_wnd(p, p->beta_ppm, tau, mss), f->power);
 	target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
-	wnd = (p->gamma * target_wnd +
-	       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;
+	gamma = pt_gamma(p, rtt_ns, dt);
+	wnd = (gamma * target_wnd + (PT_GAMMA_ONE - gamma) * f->wnd) >> 10;
 out:
 	/* τ, the line rate or the MSS may have moved the bounds. */
 	f->wnd = pt_clamp(wnd, pt_wnd_lo(p, tau, mss), pt_wnd_hi(p, tau, mss));

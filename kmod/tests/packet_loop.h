@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A packet-level model of the law for the unit tests: @nflows long flows
+ * through one FIFO that serves the line rate, each flow run as the
+ * modules' glue runs it (powertcp_module.h): per ACK pt_note_delack() and
+ * pt_on_rtt(), the reference moved once a round (snd_una past snd_nxt at
+ * the last move) or when pt_reference_due(), snd_cwnd from pt_cwnd_pkts()
+ * and sk_pacing_rate from pt_sk_pacing_rate(). What the fluid model
+ * (closed_loop.h) leaves out and this one keeps: whole packets, a window
+ * that binds, and TCP's pacing as tcp_update_skb_after_send() does it, a
+ * packet's departure time set when the one before it left, at the rate of
+ * that moment (less up to half a gap of credit after an idle spell, and
+ * only from the 10th segment on). The receiver ACKs every segment at
+ * once; no loss (the FIFO has no bound). The path's base RTT is τ: the
+ * propagation and one packet's serialization at the line rate.
+ *
+ * The flows start together (flow i at i serialization times) at
+ * pt_flow_init()'s initial rate, the kernel's initial window of 10. Time
+ * runs in steps of PL_STEP_NS. Include after ../powertcp_core.h.
+ */
+#ifndef _POWERTCP_PACKET_LOOP_H
+#define _POWERTCP_PACKET_LOOP_H
+
+#define PL_MAX_FLOWS	64
+#define PL_RING		256	/* packets in flight a flow may have */
+#define PL_WIRE		1514	/* bytes on the wire of an MSS segment */
+#define PL_STEP_NS	1000
+
+struct pl_flow {
+	struct pt_flow f;
+	u64 sent_ns[PL_RING];	/* per segment in flight: sent, */
+	u64 acked_ns[PL_RING];	/* and its ACK back at the sender */
+	u64 wstamp_ns;		/* tcp_wstamp_ns: next departure */
+	u64 srtt_us;
+	u64 rate;		/* sk_pacing_rate, bytes/s */
+	u64 bytes;		/* bytes delivered in the measured span */
+	u32 snd_nxt, snd_una;	/* in segments */
+	u32 cwnd;
+};
+
+struct pl_result {
+	double util;		/* the link's busy share over the span */
+	double queue_pkts;	/* average packets at the bottleneck */
+	double jain;		/* over the flows' delivered bytes */
+	int overflow;		/* a flow passed PL_RING in flight */
+};
+
+/* One ACK of segment @seq at @now (ns), as powertcp_ack() takes it. */
+static inline void pl_ack(struct pl_flow *x, const struct pt_params *p,
+			  u32 mss, u64 now)
+{
+	u32 k = x->snd_una % PL_RING;
+	u64 rtt_us = (now - x->sent_ns[k]) / 1000;
+	u32 prior = x->snd_nxt - x->snd_una;
+
+	x->snd_una++;
+	x->srtt_us = x->srtt_us ? (7 * x->srtt_us + rtt_us) / 8 : rtt_us;
+	pt_note_delack(&x->f, rtt_us, prior);
+	pt_on_rtt(&x->f, p, 0, rtt_us, now, mss);
+	if (x->snd_una >= x->f.ref_seq ||	/* no wrap here */
+	    pt_reference_due(&x->f, p)) {
+		pt_update_reference(&x->f);
+		x->f.ref_seq = x->snd_nxt;
+	}
+	x->cwnd = pt_cwnd_pkts(&x->f, p, x->srtt_us, pt_cwnd_min(&x->f));
+	x->rate = pt_sk_pacing_rate(&x->f, p, mss);
+}
+
+/* The departure after one at @now: tcp_update_skb_after_send(). */
+static inline void pl_paced(struct pl_flow *x, u64 now)
+{
+	u64 prior = x->wstamp_ns, gap, credit;
+
+	if (now > x->wstamp_ns)
+		x->wstamp_ns = now;
+	if (x->snd_nxt < 10 || !x->rate)
+		return;
+	gap = (u64)PL_WIRE * 1000000000ULL / x->rate;
+	credit = x->wstamp_ns - prior;
+	x->wstamp_ns += gap - pt_min(gap / 2, credit);
+}
+
+/*
+ * Run @nflows (<= PL_MAX_FLOWS) flows for @taus base RTTs; measure over
+ * the base RTTs from @from_taus on.
+ */
+static inline struct pl_result packet_loop(const struct pt_params *p,
+					   int nflows, u32 mss, int taus,
+					   int from_taus)
+{
+	static struct pl_flow fl[PL_MAX_FLOWS];
+	u64 tau = (u64)p->base_rtt_us * 1000;
+	u64 ser = (u64)PL_WIRE * 8000 / p->line_rate_mbps;
+	u64 prop = tau - ser, from = from_taus * tau, end = taus * tau;
+	u64 link_free = 0, busy = 0, queued = 0, steps = 0, now;
+	double sum = 0, sum2 = 0;
+	struct pl_result r = { 0 };
+	int i;
+
+	memset(fl, 0, sizeof(fl));
+	for (i = 0; i < nflows; i++) {
+		pt_flow_init(&fl[i].f, p, 0, 10, mss, 0);
+		fl[i].cwnd = 10;
+		fl[i].rate = pt_sk_pacing_rate(&fl[i].f, p, mss);
+		fl[i].wstamp_ns = i * ser;
+	}
+	for (now = 0; now < end; now += PL_STEP_NS) {
+		u64 backlog = 0;
+
+		for (i = 0; i < nflows; i++) {
+			struct pl_flow *x = &fl[i];
+
+			while (x->snd_una != x->snd_nxt &&
+			       x->acked_ns[x->snd_una % PL_RING] <= now) {
+				if (now >= from)
+					x->bytes += mss;
+				pl_ack(x, p, mss, now);
+			}
+			while (x->snd_nxt - x->snd_una < x->cwnd &&
+			       x->wstamp_ns <= now) {
+				u32 k = x->snd_nxt % PL_RING;
+				u64 start = pt_max(link_free, now);
+
+				if (x->snd_nxt - x->snd_una >= PL_RING - 1) {
+					r.overflow = 1;
+					break;
+				}
+				link_free = start + ser;
+				if (start >= from && start < end)
+					busy += ser;
+				x->sent_ns[k] = now;
+				x->acked_ns[k] = link_free + prop;
+				x->snd_nxt++;
+				pl_paced(x, now);
+			}
+			/* Segments not yet through the bottleneck. */
+			for (u32 s = x->snd_una; s != x->snd_nxt; s++)
+				backlog += x->acked_ns[s % PL_RING] - prop > now;
+		}
+		if (now >= from) {
+			queued += backlog;
+			steps++;
+		}
+	}
+	for (i = 0; i < nflows; i++) {
+		sum += fl[i].bytes;
+		sum2 += (double)fl[i].bytes * fl[i].bytes;
+	}
+	r.util = (double)busy / (end - from);
+	r.queue_pkts = steps ? (double)queued / steps : 0;
+	r.jain = sum2 > 0 ? sum * sum / (nflows * sum2) : 0;
+	return r;
+}
+
+#endif
