@@ -97,6 +97,7 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define PT_PERMILLE		1000U
 #define PT_CWND_MIN		1	/* snd_cwnd floors: see the mapping */
 #define PT_CWND_MIN_DELACK	2
+#define PT_RTT_QUANTUM_US	1	/* an RTT sample's resolution */
 #define PT_PACING_GAIN_NUM	5	/* pacing at 5/4 of the law's rate */
 #define PT_PACING_GAIN_DEN	4
 
@@ -272,10 +273,19 @@ static inline int pt_tau_known(const struct pt_params *p,
 	return p->base_rtt_us || f->min_rtt_us;
 }
 
-/* τ in ns for this flow: the configured base RTT, or the flow's min RTT. */
+/*
+ * τ in ns for this flow: the configured base RTT, or the flow's min RTT
+ * sample and the sample's quantum. The kernel's samples are whole µs, the
+ * difference of two µs clocks, so a path of 4.64 µs samples 4 or 5 and
+ * its minimum is 4: taken as τ, the law's target (5% above) would be
+ * below the empty path's RTT and the flow would read a queue that is not
+ * there (one flow moved 81% of the link in the packet model). The path's
+ * RTT is under min + 1 µs; at 100 µs and above the quantum is 1% or less.
+ */
 static inline u64 pt_tau_ns(const struct pt_params *p, const struct pt_flow *f)
 {
-	u64 us = p->base_rtt_us ? p->base_rtt_us : f->min_rtt_us;
+	u64 us = p->base_rtt_us ? p->base_rtt_us :
+		 (u64)f->min_rtt_us + PT_RTT_QUANTUM_US;
 
 	return pt_clamp(us * 1000, 1000, PT_TIME_MAX_NS);
 }

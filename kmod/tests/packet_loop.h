@@ -11,12 +11,15 @@
  * packet's departure time set when the one before it left, at the rate of
  * that moment (less up to half a gap of credit after an idle spell, and
  * only from the 10th segment on). The receiver ACKs every segment at
- * once; no loss (the FIFO has no bound). The path's base RTT is τ: the
- * propagation and one packet's serialization at the line rate.
+ * once; no loss (the FIFO has no bound). The RTT samples are whole µs, as
+ * the kernel's rate_sample.rtt_us: at the paper's 25 Gbit/s and 4.64 µs
+ * that is a fifth of the RTT, in a testbed scaled to 100 Mbit/s a
+ * thousandth.
  *
  * The flows start together (flow i at i serialization times) at
  * pt_flow_init()'s initial rate, the kernel's initial window of 10. Time
- * runs in steps of PL_STEP_NS. Include after ../powertcp_core.h.
+ * runs in steps of a tenth of a serialization time or 1 µs, the shorter.
+ * Include after ../powertcp_core.h.
  */
 #ifndef _POWERTCP_PACKET_LOOP_H
 #define _POWERTCP_PACKET_LOOP_H
@@ -24,7 +27,6 @@
 #define PL_MAX_FLOWS	64
 #define PL_RING		256	/* packets in flight a flow may have */
 #define PL_WIRE		1514	/* bytes on the wire of an MSS segment */
-#define PL_STEP_NS	1000
 
 struct pl_flow {
 	struct pt_flow f;
@@ -81,17 +83,21 @@ static inline void pl_paced(struct pl_flow *x, u64 now)
 }
 
 /*
- * Run @nflows (<= PL_MAX_FLOWS) flows for @taus base RTTs; measure over
- * the base RTTs from @from_taus on.
+ * Run @nflows (<= PL_MAX_FLOWS) flows for @taus base RTTs of a path whose
+ * base RTT (propagation and one packet's serialization at the line rate)
+ * is @path_ns (0: τ, which must then be set); measure over the base RTTs
+ * from @from_taus on.
  */
 static inline struct pl_result packet_loop(const struct pt_params *p,
-					   int nflows, u32 mss, int taus,
-					   int from_taus)
+					   int nflows, u32 mss, u64 path_ns,
+					   int taus, int from_taus)
 {
 	static struct pl_flow fl[PL_MAX_FLOWS];
 	u64 tau = (u64)p->base_rtt_us * 1000;
 	u64 ser = (u64)PL_WIRE * 8000 / p->line_rate_mbps;
-	u64 prop = tau - ser, from = from_taus * tau, end = taus * tau;
+	u64 step = pt_clamp(ser / 10, 1, 1000);
+	u64 path = path_ns ? path_ns : tau, prop = path - ser;
+	u64 from = from_taus * path, end = taus * path;
 	u64 link_free = 0, busy = 0, queued = 0, steps = 0, now;
 	double sum = 0, sum2 = 0;
 	struct pl_result r = { 0 };
@@ -104,7 +110,7 @@ static inline struct pl_result packet_loop(const struct pt_params *p,
 		fl[i].rate = pt_sk_pacing_rate(&fl[i].f, p, mss);
 		fl[i].wstamp_ns = i * ser;
 	}
-	for (now = 0; now < end; now += PL_STEP_NS) {
+	for (now = 0; now < end; now += step) {
 		u64 backlog = 0;
 
 		for (i = 0; i < nflows; i++) {

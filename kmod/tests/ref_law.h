@@ -34,7 +34,8 @@ static inline int ref_tau_known(const struct pt_params *p,
 /* τ in ns for this flow: the configured base RTT, or the flow's min RTT. */
 static inline u64 ref_tau_ns(const struct pt_params *p, const struct ref_flow *f)
 {
-	u64 us = p->base_rtt_us ? p->base_rtt_us : f->min_rtt_us;
+	u64 us = p->base_rtt_us ? p->base_rtt_us :
+		 (u64)f->min_rtt_us + PT_RTT_QUANTUM_US;
 
 	return pt_clamp(us * 1000, 1000, PT_TIME_MAX_NS);
 }

@@ -839,7 +839,7 @@ static void test_packet_loop_subpacket(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(n); i++) {
-		struct pl_result r = packet_loop(&p, n[i], MSS, 1200, 300);
+		struct pl_result r = packet_loop(&p, n[i], MSS, 0, 1200, 300);
 
 		printf("# %d flows: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
 		       n[i], 100 * r.util, r.queue_pkts, r.jain);
@@ -852,6 +852,58 @@ static void test_packet_loop_subpacket(void)
 		      "%d flows: %.1f%% of the link, 11 clocked flows %.1f%%",
 		      n[i], 100 * r.util, 100 * clocked);
 		CHECK(r.jain >= 0.95, "%d flows: Jain %.3f", n[i], r.jain);
+	}
+}
+
+/*
+ * The paper's scale in the packet model: 25 Gbit/s, the in-rack base RTT
+ * of 4.64 µs, τ = 5 µs (base_rtt_us is whole µs: the one above). Every
+ * RTT sample is whole µs, 4 or 5 on the empty path, so one quantum is a
+ * fifth of the RTT and two packets of queue (one packet is 0.48 µs);
+ * consecutive samples differ by 0 or ±1 µs and the gradient, over ACKs
+ * 0.5 µs apart, reads ±2 where the queue barely moved. The same 11 flows
+ * at 100 Mbit/s with τ and the path 250 times longer see a µs as a
+ * thousandth of the RTT. At the real scale the law must keep 95% of the
+ * link, fairly, with at most twice the queue of the scaled run; and so
+ * with the automatic τ (base_rtt_us = 0), whose minimum sample is 4 µs
+ * there (pt_tau_ns() adds the quantum), for one flow and for 11.
+ */
+static void test_packet_loop_real_scale(void)
+{
+	static const struct {
+		u32 mbps, tau_us, nflows;
+		u64 path_ns;
+	} run[] = {
+		{ 100, 1250, 11, 4640 * 250 },	/* the scaled reference */
+		{ 25000, 5, 11, 4640 },
+		{ 25000, 0, 11, 4640 },
+		{ 25000, 0, 1, 4640 },
+	};
+	struct pt_params p = theta();
+	double scaled = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(run); i++) {
+		struct pl_result r;
+
+		p.line_rate_mbps = run[i].mbps;
+		p.base_rtt_us = run[i].tau_us;
+		r = packet_loop(&p, run[i].nflows, MSS, run[i].path_ns, 1200,
+				300);
+		printf("# %u Mbit/s, tau %u us, %u flows: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
+		       run[i].mbps, run[i].tau_us, run[i].nflows,
+		       100 * r.util, r.queue_pkts, r.jain);
+		CHECK(!r.overflow, "run %zu: ring overflow", i);
+		if (i == 0) {
+			scaled = r.queue_pkts;
+			continue;
+		}
+		CHECK(r.util >= 0.95, "run %zu: %.1f%% of the link", i,
+		      100 * r.util);
+		CHECK(r.jain >= 0.95, "run %zu: Jain %.3f", i, r.jain);
+		CHECK(r.queue_pkts <= 2 * scaled,
+		      "run %zu: %.1f packets queued, scaled %.1f", i,
+		      r.queue_pkts, scaled);
 	}
 }
 
@@ -881,6 +933,8 @@ static const struct {
 	  test_gamma_sparse },
 	{ "packet model: 11, 21, 51 flows keep the link, fairly",
 	  test_packet_loop_subpacket },
+	{ "packet model at 25 Gbit/s, 4.64 us, whole-us RTT samples",
+	  test_packet_loop_real_scale },
 	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },
 	{ "mapping: floor 2 once the receiver is seen delaying ACKs",
 	  test_delack_floor },
