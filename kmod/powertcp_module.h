@@ -312,7 +312,7 @@ static __always_inline void powertcp_ack(struct sock *sk,
 	struct pt_params p __uninitialized;
 	bool line_auto, new_cwnd, round;
 	long rtt_us;
-	u32 gen;
+	u32 gen, quantum;
 
 	gen = powertcp_read_params(&p, false, variants);
 	line_auto = powertcp_line_rate(sk, &p);
@@ -322,6 +322,13 @@ static __always_inline void powertcp_ack(struct sock *sk,
 	 */
 	rtt_us = pt_rtt_usable(rs->rtt_us, rs->is_retrans, rs->delivered) ?
 		 rs->rtt_us : -1;
+	quantum = READ_ONCE(powertcp_param_rtt_quantum_us.val);
+	if (unlikely(quantum) && rtt_us > 0) {
+		/* The test instrument; within one quantum there is no sample. */
+		rtt_us = pt_quantize_rtt(rtt_us, tp->tcp_clock_cache, quantum);
+		if (!rtt_us)
+			rtt_us = -1;
+	}
 	if (rtt_us > 0) {
 		pt_note_delack(&ca->flow, rtt_us, rs->prior_in_flight);
 		pt_on_rtt(&ca->flow, &p, gen, rtt_us, tp->tcp_clock_cache,

@@ -16,8 +16,9 @@
  *
  * POWERTCP_MODULE_PARAM_ROW, same arguments, lists the parameters only the
  * kernel modules have (no field of struct pt_params): line_rate_auto, as
- * the BPF build cannot read a device's link speed, and tso_permille, as it
- * cannot write sk_gso_max_segs.
+ * the BPF build cannot read a device's link speed, tso_permille, as it
+ * cannot write sk_gso_max_segs, and rtt_quantum_us, a test instrument of
+ * the modules' glue (pt_quantize_rtt()).
  */
 #ifndef _POWERTCP_PARAMS_H
 #define _POWERTCP_PARAMS_H
@@ -35,6 +36,7 @@
 #define PT_THETA_LINE_RATE_MBPS		25000
 #define PT_THETA_LINE_RATE_AUTO		1
 #define PT_THETA_TSO_PERMILLE		16
+#define PT_THETA_RTT_QUANTUM_US		0
 #define PT_THETA_VARIANT		0
 #define PT_THETA_MAX_VARIANT		0	/* the paper's law only */
 
@@ -51,6 +53,7 @@
 #define PT_EVO_LINE_RATE_MBPS		25000
 #define PT_EVO_LINE_RATE_AUTO		1
 #define PT_EVO_TSO_PERMILLE		16
+#define PT_EVO_RTT_QUANTUM_US		0
 #define PT_EVO_VARIANT			0	/* the paper's law */
 #define PT_EVO_MAX_VARIANT		63	/* PT_VAR_ALL */
 
@@ -92,5 +95,7 @@ POWERTCP_MODULE_PARAM_ROW(line_rate_auto, PT_PARAM_DEF(LINE_RATE_AUTO), 0, 1,
 			  "1 = line rate from the egress device's link speed where it reports one, else line_rate_mbps");
 POWERTCP_MODULE_PARAM_ROW(tso_permille, PT_PARAM_DEF(TSO_PERMILLE), 0, 1000,
 			  "largest TSO/GSO skb, in permille of snd_cwnd, at least one segment; 0 = the kernel's own sizing");
+POWERTCP_MODULE_PARAM_ROW(rtt_quantum_us, PT_PARAM_DEF(RTT_QUANTUM_US), 0, 1000000,
+			  "test instrument: each RTT sample in whole multiples of this many us, as a us clock takes it at a time scale this many times shorter; 0 = off");
 #undef POWERTCP_MODULE_PARAM_ROW
 #endif /* POWERTCP_MODULE_PARAM_ROW */

@@ -51,6 +51,22 @@ static void check(const struct pt_flow *f, const struct pt_params *p, u32 mss,
 	}
 }
 
+/*
+ * The instrument rtt_quantum_us: a sample @rtt at @t ns as a clock of @q
+ * µs takes it is whole quanta, within one quantum of @rtt.
+ */
+static void check_quantum(u64 rtt, u64 t, u32 q)
+{
+	u64 s = pt_quantize_rtt(rtt, t, q);
+
+	if (q && rtt <= t / 1000 && (s % q || s > rtt + q || s + q < rtt)) {
+		fprintf(stderr, "rtt %llu at %llu ns, quantum %u: %llu\n",
+			(unsigned long long)rtt, (unsigned long long)t, q,
+			(unsigned long long)s);
+		abort();
+	}
+}
+
 /* The skb bound: one segment at least, the route's at most, and the
  * route's when the bound is off (tso_permille 0).
  */
@@ -147,6 +163,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		check(&f, &p, mss, rtt);
 		check_gso(pt_cwnd_pkts(&f, &p, rtt, 1), step * 4 % 1001,
 			  (u32)(rtt & 0xffff) + 1);
+		check_quantum(rtt, t, (u32)(step * 4099 % 1000001));
 		/* The law's, until the competitive mode took the window. */
 		if (!competed &&
 		    (f.wnd != g.wnd || f.wnd_old != g.wnd_old ||

@@ -907,6 +907,32 @@ static void test_packet_loop_real_scale(void)
 	}
 }
 
+/*
+ * The instrument rtt_quantum_us: samples as a clock of q µs takes them,
+ * the difference of the two times each truncated to q.
+ */
+static void test_quantize_rtt(void)
+{
+#define QUANT_IS(rtt, now_us, q, want) \
+	CHECK(pt_quantize_rtt(rtt, (now_us) * US, q) == (want), \
+	      "rtt %d us at %d us, quantum %d: %llu, want %d", rtt, \
+	      now_us, q, \
+	      (unsigned long long)pt_quantize_rtt(rtt, (now_us) * US, q), \
+	      want)
+	QUANT_IS(1063, 100000, 0, 1063);	/* off */
+	QUANT_IS(1063, 100000, 1, 1063);
+	QUANT_IS(1063, 100000, 250, 1250);	/* sent at 98937 */
+	QUANT_IS(1063, 100062, 250, 1250);	/* 98999 to 100062 */
+	QUANT_IS(1063, 100063, 250, 1000);	/* 99000 to 100063 */
+	QUANT_IS(100, 100000, 250, 250);
+	QUANT_IS(100, 100200, 250, 0);		/* one quantum: none */
+	QUANT_IS(5000, 4000, 250, 5000);	/* before the clock's 0 */
+#undef QUANT_IS
+	CHECK(pt_quantize_rtt(17179869, ~0ULL, 1000000) == 17000000,
+	      "extremes: %llu", (unsigned long long)
+	      pt_quantize_rtt(17179869, ~0ULL, 1000000));
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -935,6 +961,8 @@ static const struct {
 	  test_packet_loop_subpacket },
 	{ "packet model at 25 Gbit/s, 4.64 us, whole-us RTT samples",
 	  test_packet_loop_real_scale },
+	{ "rtt_quantum_us: samples as a clock of the quantum takes them",
+	  test_quantize_rtt },
 	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },
 	{ "mapping: floor 2 once the receiver is seen delaying ACKs",
 	  test_delack_floor },

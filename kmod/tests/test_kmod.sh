@@ -154,6 +154,32 @@ trace_event_fires() { # cc
 		{ echo "no powertcp_step events"; return 1; }
 }
 
+# The test instrument rtt_quantum_us (pt_quantize_rtt()): with a quantum
+# of 250 µs every sample the law takes on the path (DELAY_MS, so no RTT
+# within one quantum) is a whole multiple of it (the trace's rtt_us; the
+# data's sender only, dport 5208); the parameter is put back to 0, the
+# samples as the kernel takes them.
+quantized_samples() { # module cc
+	local ev=/sys/kernel/tracing/events/$2/powertcp_step
+	local tr=/sys/kernel/tracing rc=0
+	echo 250 > "/sys/module/$1/parameters/rtt_quantum_us" || return 1
+	echo > $tr/trace
+	echo 1 > "$ev/enable"
+	iperf_json 5208 "$2" -t 1 > /dev/null || rc=1
+	echo 0 > "$ev/enable"
+	echo 0 > "/sys/module/$1/parameters/rtt_quantum_us" || rc=1
+	awk '/powertcp_step:.* dport=5208 / {
+		r = $0; sub(/.*rtt_us=/, "", r); r += 0
+		if (r > 0) { n++; if (r % 250) { odd++; if (!ex) ex = $0 } }
+	     }
+	     END {
+		printf "%d samples, %d not a multiple of 250 us\n", n, odd
+		if (ex) print ex
+		exit !(n > 0 && odd == 0)
+	     }' $tr/trace || rc=1
+	return $rc
+}
+
 # A parameter write applies to a live flow from its next ACK (well within
 # one RTT, the bound the modules promise): while an iperf3 flow runs at
 # RATE_MBPS, line_rate_mbps goes to a tenth of it (WRITE_MBPS); every
@@ -480,6 +506,8 @@ for cc in theta_powertcp powertcp_evo; do
 		delayed_ack_rate "$mod" "$cc"
 	check "$cc: with TSO on, skbs hold at most tso_permille of the window" \
 		tso_sizing "$mod" "$cc"
+	check "$cc: rtt_quantum_us=250: the law's samples are multiples of it" \
+		quantized_samples "$mod" "$cc"
 
 	check "$cc: gamma=0 refused, value kept" refused_write "$mod" gamma 0
 	check "$cc: gamma=1025 refused, value kept" refused_write "$mod" gamma 1025
@@ -489,6 +517,8 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: smooth_pct=-1 refused, value kept" refused_write "$mod" smooth_pct -1
 	check "$cc: tso_permille=1001 refused, value kept" \
 		refused_write "$mod" tso_permille 1001
+	check "$cc: rtt_quantum_us=1000001 refused, value kept" \
+		refused_write "$mod" rtt_quantum_us 1000001
 	max=$(modinfo -F parm "$mod" | sed -n 's/^variant:.*range 0\.\.\([0-9]*\)).*/\1/p')
 	check "$cc: variant=$((max + 1)) refused, value kept" \
 		refused_write "$mod" variant $((max + 1))
