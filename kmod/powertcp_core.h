@@ -20,8 +20,9 @@
  *
  * where cwnd_old is the reference window, advanced once per RTT by the
  * caller, H is the smoothing horizon (τ scaled by smooth_pct), and
- * γ_s = γ * min(1, RTT / dt), dt the time since the previous sample: γ
- * itself while a flow samples at least once an RTT (pt_gamma()).
+ * γ_s = γ * min(1, τ / dt), dt the time since the previous sample, for
+ * a window paced below a packet per 4/5 τ; γ itself for every other
+ * (pt_gamma()).
  *
  * Fixed-point scales and the input ranges they are proven for (the unit
  * tests exercise each bound against a 128-bit reference):
@@ -510,25 +511,32 @@ static inline u64 pt_beta(const struct pt_params *p, u64 beta_wnd, u32 power)
 }
 
 /*
- * The weight of one sample's update, Q10: γ, scaled by @rtt_ns / @dt_ns
- * where the flow's samples come more than an RTT apart. That is a flow
- * paced below a packet an RTT (PT_PACING_GAIN * W * RTT/τ < 1): it takes
- * one sample per packet, a packet gap apart, and the rate that a sample
- * sets applies from the departure after the one already timed, so it acts
- * on the queue a gap after the sample was taken. Its neighbours sample
- * the same queue and act as late: with the whole weight each, N such
- * flows cut and regrow together in a cycle of 15 to 40 base RTTs, and the
- * link idles in its troughs (20 to 50 flows on a 10-packet BDP moved
- * 89-91% of the link; docs/MODULE.md). Scaled, a flow's samples weigh
- * about γ an RTT together, as an ACK-clocked flow's do in the paper's
- * regime, where samples come an RTT apart or closer and γ applies as it
- * is. Never 0. @rtt_ns, @dt_ns < 2^35.
+ * The weight of one sample's update, Q10: γ, scaled by τ / @dt_ns for a
+ * flow paced below a packet per 4/5 τ (PT_PACING_GAIN * @wnd < 1 packet)
+ * whose samples come more than τ apart. Such a flow takes one sample per
+ * packet, a packet gap apart, and the rate that a sample sets applies
+ * from the departure after the one already timed, so it acts on the
+ * queue a gap after the sample was taken. Its neighbours sample the same
+ * queue and act as late: with the whole weight each, N such flows cut and
+ * regrow together in a cycle of 15 to 40 base RTTs, and the link idles in
+ * its troughs (20 to 50 flows on a 10-packet BDP moved 89-91% of the
+ * link; docs/MODULE.md). Scaled, a flow's samples weigh about γ a τ
+ * together, as at a packet a τ. The scale is τ, not the sample's RTT: a
+ * weight that grows with the RTT gives a late sample more say than a
+ * prompt one, and a receiver's delayed ACK (40 ms where τ is 1 ms) then
+ * pulls the window down (half the rate on test_kmod.sh's delayed-ACK
+ * path). A window of a packet or more is clocked by ACKs; where its
+ * samples come far apart the receiver or the application spaced them,
+ * and γ applies as it is, as it does wherever samples come τ apart or
+ * closer. Never 0. @wnd < 2^42; @tau_ns, @dt_ns < 2^35.
  */
-static inline u64 pt_gamma(const struct pt_params *p, u64 rtt_ns, u64 dt_ns)
+static inline u64 pt_gamma(const struct pt_params *p, u64 wnd, u64 tau_ns,
+			   u64 dt_ns)
 {
-	if (dt_ns <= rtt_ns)
+	if (wnd * PT_PACING_GAIN_NUM >= PT_WND_ONE * PT_PACING_GAIN_DEN ||
+	    dt_ns <= tau_ns)
 		return p->gamma;
-	return pt_max(div64_u64(p->gamma * rtt_ns, dt_ns), 1);
+	return pt_max(div64_u64(p->gamma * tau_ns, dt_ns), 1);
 }
 
 /*
@@ -600,7 +608,7 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
 	target_wnd = pt_min(target_wnd + pt_beta(p, f->beta_wnd, f->power),
 			    PT_WND_MAX);
-	gamma = pt_gamma(p, rtt_ns, dt);
+	gamma = pt_gamma(p, f->wnd, tau, dt);
 	wnd = (gamma * target_wnd + (PT_GAMMA_ONE - gamma) * f->wnd) >> 10;
 out:
 	/* τ, the line rate or the MSS may have moved the bounds. */

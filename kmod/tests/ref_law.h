@@ -162,7 +162,7 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
 	beta = pt_beta(p, pt_rate_to_wnd(p, p->beta_ppm, tau, mss), f->power);
 	target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
-	gamma = pt_gamma(p, rtt_ns, dt);
+	gamma = pt_gamma(p, f->wnd, tau, dt);
 	wnd = (gamma * target_wnd + (PT_GAMMA_ONE - gamma) * f->wnd) >> 10;
 out:
 	/* τ, the line rate or the MSS may have moved the bounds. */

@@ -793,29 +793,38 @@ static void test_param_write_next_ack(void)
 }
 
 /*
- * A sample's weight: γ while samples come an RTT apart or closer, γ times
- * RTT / dt beyond, never 0.
+ * A sample's weight: γ while samples come τ apart or closer, or the
+ * window is paced at a packet per 4/5 τ or more; beyond both γ times
+ * τ / dt, never 0.
  */
 static void test_gamma_sparse(void)
 {
 	struct pt_params p = theta();
+	u64 sub = PT_WND_ONE / 2;	/* half a packet: paced */
 
-#define GAMMA_IS(rtt, dt, want) \
-	CHECK(pt_gamma(&p, rtt, dt) == (want), \
-	      "RTT %llu ns, dt %llu ns: %llu, want %d", \
-	      (unsigned long long)(rtt), (unsigned long long)(dt), \
-	      (unsigned long long)pt_gamma(&p, rtt, dt), want)
-	GAMMA_IS(1000 * US, 1 * US, 717);
-	GAMMA_IS(1000 * US, 1000 * US, 717);
-	GAMMA_IS(1000 * US, 1001 * US, 716);
-	GAMMA_IS(1000 * US, 2000 * US, 358);
-	GAMMA_IS(1000 * US, 4000 * US, 179);
-	GAMMA_IS(1, PT_TIME_MAX_NS, 1);
-	GAMMA_IS(PT_TIME_MAX_NS, PT_TIME_MAX_NS, 717);
+#define GAMMA_IS(wnd, tau, dt, want) \
+	CHECK(pt_gamma(&p, wnd, tau, dt) == (want), \
+	      "window %llu/1024, tau %llu ns, dt %llu ns: %llu, want %d", \
+	      (unsigned long long)(wnd), (unsigned long long)(tau), \
+	      (unsigned long long)(dt), \
+	      (unsigned long long)pt_gamma(&p, wnd, tau, dt), want)
+	GAMMA_IS(sub, 1000 * US, 1 * US, 717);
+	GAMMA_IS(sub, 1000 * US, 1000 * US, 717);
+	GAMMA_IS(sub, 1000 * US, 1001 * US, 716);
+	GAMMA_IS(sub, 1000 * US, 2000 * US, 358);
+	GAMMA_IS(sub, 1000 * US, 4000 * US, 179);
+	GAMMA_IS(1, 1000, PT_TIME_MAX_NS, 1);
+	GAMMA_IS(sub, PT_TIME_MAX_NS, PT_TIME_MAX_NS, 717);
+	/* 4/5 packet, rounded down and up: 5/4 of it is under, at 1 */
+	GAMMA_IS(819, 1000 * US, 2000 * US, 358);
+	GAMMA_IS(820, 1000 * US, 2000 * US, 717);
+	/* clocked windows, samples spaced by the receiver: γ */
+	GAMMA_IS(2 * PT_WND_ONE, 1000 * US, 40000 * US, 717);
+	GAMMA_IS(PT_WND_MAX, 1000 * US, 4000 * US, 717);
 	p.gamma = 1;
-	GAMMA_IS(1000 * US, 2000 * US, 1);
+	GAMMA_IS(sub, 1000 * US, 2000 * US, 1);
 	p.gamma = 1024;
-	GAMMA_IS(1000 * US, 3000 * US, 341);
+	GAMMA_IS(sub, 1000 * US, 3000 * US, 341);
 #undef GAMMA_IS
 }
 
@@ -955,7 +964,7 @@ static const struct {
 	  test_gso_segs },
 	{ "an RTT only the timestamp echo gives is not a sample",
 	  test_rtt_usable },
-	{ "samples more than an RTT apart weigh gamma * RTT / dt",
+	{ "paced sub-packet windows: samples weigh gamma * min(1, tau / dt)",
 	  test_gamma_sparse },
 	{ "packet model: 11, 21, 51 flows keep the link, fairly",
 	  test_packet_loop_subpacket },
