@@ -280,8 +280,9 @@ static inline int pt_tau_known(const struct pt_params *p,
  * difference of two µs clocks, so a path of 4.64 µs samples 4 or 5 and
  * its minimum is 4: taken as τ, the law's target (5% above) would be
  * below the empty path's RTT and the flow would read a queue that is not
- * there (one flow moved 81% of the link in the packet model). The path's
- * RTT is under min + 1 µs; at 100 µs and above the quantum is 1% or less.
+ * there (one flow moved 93.6% of the link in the unit tests' packet
+ * model, 100% with the quantum). The path's RTT is under min + 1 µs; at
+ * 100 µs and above the quantum is 1% or less.
  */
 static inline u64 pt_tau_ns(const struct pt_params *p, const struct pt_flow *f)
 {
@@ -483,7 +484,7 @@ static inline int pt_rtt_usable(long rtt_us, int is_retrans, int delivered)
  * whole @q. That is what the kernel's whole-µs samples are at a time
  * scale @q times shorter: in the testbed (×250) @q = 250 gives a path of
  * 4.64 µs at 25 Gbit/s its samples of 4 or 5 µs. 0 where both fall in
- * one quantum (the caller then has no sample). @now_ns < 2^64 ns.
+ * one quantum (the caller then has no sample).
  */
 static inline u64 pt_quantize_rtt(u64 rtt_us, u64 now_ns, u32 q)
 {
