@@ -133,6 +133,32 @@ def how_made(exp):
     w("")
 
 
+def how_made_by_algorithm(exp):
+    """How each algorithm's results were produced, from the run.json that
+    testbed/run.sh leaves beside them (runs of different algorithms may
+    join in one OUT); the experiment's own run.json if there are none."""
+    base = os.path.join(root, exp)
+    made = {}
+    for d in sorted(os.listdir(base), key=order_key):
+        path = os.path.join(base, d, "run.json")
+        # A run under way stages in OUT/.run-*.
+        if not d.startswith(".") and os.path.isfile(path):
+            with open(path) as f:
+                r = json.load(f)
+            made.setdefault(json.dumps(r, sort_keys=True), []).append(d)
+    if not made:
+        how_made(exp)
+    for r, algs in made.items():
+        r = json.loads(r)
+        w("%s: made by `%s` in QEMU guests (kernel %s) under -icount, on %s,"
+          " from commit %s%s." % (
+              ", ".join(algs), " ".join(r["command"]), r["kernel"],
+              r.get("date", "an unrecorded date"),
+              (r.get("commit") or "an unknown commit")[:12],
+              " with local changes" if r.get("modified") else ""))
+        w("")
+
+
 def params_block(exp):
     """The common parameters, then what ran for each algorithm."""
     ps = all_params(exp)
@@ -300,7 +326,7 @@ def incast(doc):
 def incast_sweep(doc):
     w(TITLES["incast-sweep"])
     w("")
-    how_made("incast-sweep")
+    how_made_by_algorithm("incast-sweep")
     pts, floors = doc["points"], doc["floors"]
     p = doc["runs"][0]["params"]
     rate = p["rate_mbps"]
@@ -547,25 +573,7 @@ def coexist(doc, exp="coexist"):
         w("%s), in the same cases as above." % doc_link(
             "MODULE.md", "the-competitive-mode-next-to-loss-based-flows"))
         w("")
-    base = os.path.join(root, exp)
-    made = {}
-    for d in sorted(os.listdir(base), key=order_key):
-        path = os.path.join(base, d, "run.json")
-        if os.path.isfile(path):
-            with open(path) as f:
-                r = json.load(f)
-            made.setdefault(json.dumps(r, sort_keys=True), []).append(d)
-    if not made:
-        how_made(exp)
-    for r, algs in made.items():
-        r = json.loads(r)
-        w("%s: made by `%s` in QEMU guests (kernel %s) under -icount, on %s,"
-          " from commit %s%s." % (
-              ", ".join(algs), " ".join(r["command"]), r["kernel"],
-              r.get("date", "an unrecorded date"),
-              (r.get("commit") or "an unknown commit")[:12],
-              " with local changes" if r.get("modified") else ""))
-        w("")
+    how_made_by_algorithm(exp)
     cases, seeds = doc["cases"], doc["seeds"]
     par = next(iter(all_params(exp).values()), {})
     w("Each algorithm ran with %s, a guest per seed; each cell is the mean"
