@@ -280,9 +280,9 @@ static inline int pt_tau_known(const struct pt_params *p,
  * difference of two µs clocks, so a path of 4.64 µs samples 4 or 5 and
  * its minimum is 4: taken as τ, the law's target (5% above) would be
  * below the empty path's RTT and the flow would read a queue that is not
- * there (one flow moved 93.6% of the link in the unit tests' packet
- * model, 100% with the quantum). The path's RTT is under min + 1 µs; at
- * 100 µs and above the quantum is 1% or less.
+ * there (11 flows moved 65% of the link in the unit tests' packet model,
+ * 100% with the quantum). The path's RTT is under min + 1 µs; at 100 µs
+ * and above the quantum is 1% or less.
  */
 static inline u64 pt_tau_ns(const struct pt_params *p, const struct pt_flow *f)
 {

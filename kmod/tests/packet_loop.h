@@ -13,8 +13,8 @@
  * only from the 10th segment on). The receiver ACKs every segment at
  * once; no loss (the FIFO has no bound). The RTT samples are whole µs, as
  * the kernel's rate_sample.rtt_us: at the paper's 25 Gbit/s and 4.64 µs
- * that is a fifth of the RTT, in a testbed scaled to 100 Mbit/s a
- * thousandth.
+ * a path samples 4 or 5, a fifth of the RTT; in a testbed scaled to
+ * 100 Mbit/s a µs is a thousandth.
  *
  * The flows start together (flow i at i serialization times) at
  * pt_flow_init()'s initial rate, the kernel's initial window of 10. Time
@@ -47,12 +47,16 @@ struct pl_result {
 	int overflow;		/* a flow passed PL_RING in flight */
 };
 
-/* One ACK of segment @seq at @now (ns), as powertcp_ack() takes it. */
+/*
+ * The ACK of the oldest segment in flight, at @now (ns), as
+ * powertcp_ack() takes it. Its RTT sample is the difference of two µs
+ * clocks, as tcp_stamp_us_delta() takes it.
+ */
 static inline void pl_ack(struct pl_flow *x, const struct pt_params *p,
 			  u32 mss, u64 now)
 {
 	u32 k = x->snd_una % PL_RING;
-	u64 rtt_us = (now - x->sent_ns[k]) / 1000;
+	u64 rtt_us = now / 1000 - x->sent_ns[k] / 1000;
 	u32 prior = x->snd_nxt - x->snd_una;
 
 	x->snd_una++;
