@@ -122,13 +122,18 @@ s = json.load(open(sys.argv[1]))[\"kernels\"][0][\"algorithms\"]
 bad = [a for a, v in s.items() if not v[\"net\"][\"median\"] > 0]
 sys.exit(\"net median <= 0: %s\" % bad if bad else 0)" "$2/summary.json"' \
 	_ "$ROOT" "$OUT/sum"
-check "theta_powertcp's and powertcp_evo's median instructions per ACK at most bbr's" \
+# One run's median of the same code moves by up to 3 instructions from
+# run to run (bbr_main's did between two make bench-ack runs, and
+# powertcp_evo's 312 to 316 between two make checks of one commit,
+# docs/PERF.md): the guard allows bbr's plus 1%.
+check "theta_powertcp's and powertcp_evo's median instructions per ACK at most bbr's (+1%, a run's spread)" \
 	/usr/bin/python3 - "$OUT/sum/summary.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["kernels"][0]["algorithms"]
 med = {a: s[a]["net"]["median"] for a in ("theta_powertcp", "powertcp_evo", "bbr")}
 print(", ".join("%s %g" % kv for kv in med.items()))
-over = [a for a in ("theta_powertcp", "powertcp_evo") if med[a] > med["bbr"]]
+over = [a for a in ("theta_powertcp", "powertcp_evo")
+        if med[a] > med["bbr"] * 1.01]
 sys.exit("above bbr's: %s" % over if over else 0)
 PY
 tap_done
