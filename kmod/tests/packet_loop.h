@@ -115,8 +115,6 @@ static inline struct pl_result packet_loop(const struct pt_params *p,
 		fl[i].wstamp_ns = i * ser;
 	}
 	for (now = 0; now < end; now += step) {
-		u64 backlog = 0;
-
 		for (i = 0; i < nflows; i++) {
 			struct pl_flow *x = &fl[i];
 
@@ -143,12 +141,14 @@ static inline struct pl_result packet_loop(const struct pt_params *p,
 				x->snd_nxt++;
 				pl_paced(x, now);
 			}
-			/* Segments not yet through the bottleneck. */
-			for (u32 s = x->snd_una; s != x->snd_nxt; s++)
-				backlog += x->acked_ns[s % PL_RING] - prop > now;
 		}
+		/*
+		 * Segments not yet through the bottleneck: the FIFO finishes
+		 * one every ser, the last at link_free.
+		 */
 		if (now >= from) {
-			queued += backlog;
+			if (link_free > now)
+				queued += (link_free - now + ser - 1) / ser;
 			steps++;
 		}
 	}
