@@ -40,13 +40,15 @@ static const char usage[] =
 "  --up DEV              bring DEV up (ip link set DEV up)\n"
 "  --no-offload DEV      TSO and GSO off on DEV (ethtool -K DEV tso off\n"
 "                        gso off)\n"
+"  --gro DEV             GRO on on DEV (ethtool -K DEV gro on; on a veth\n"
+"                        this gives it a NAPI receive path)\n"
 "  --gso-max-segs DEV=N  ip link set dev DEV gso_max_segs N\n"
 "  --snmp TABLE.FIELD    print NETNS,VALUE of /proc/net/snmp's counter,\n"
 "                        e.g. Tcp.RetransSegs\n"
 "Exit 0; 2 on bad usage; 1, with one line naming the namespace and the\n"
 "action, if an action fails.\n";
 
-enum { A_SYSCTL, A_UP, A_NO_OFFLOAD, A_GSO_SEGS, A_SNMP };
+enum { A_SYSCTL, A_UP, A_NO_OFFLOAD, A_GRO, A_GSO_SEGS, A_SNMP };
 
 static struct action {
 	int kind;
@@ -113,13 +115,28 @@ static void do_up(const char *dev)
 }
 
 /*
- * TSO and GSO off as ethtool -K DEV tso off gso off does: every feature
- * named tx-tcp*segmentation (ethtool's "tso" group: tx-tcp-segmentation,
- * tx-tcp-ecn-segmentation, tx-tcp-mangleid-segmentation,
- * tx-tcp6-segmentation, ...) and tx-generic-segmentation, by name
- * (ETHTOOL_SFEATURES): the legacy ETHTOOL_STSO leaves some of them on.
+ * ethtool's "tso" group (tx-tcp-segmentation, tx-tcp6-segmentation, ...)
+ * and GSO.
  */
-static void do_no_offload(const char *dev)
+static int is_tso_gso(const char *name)
+{
+	return !fnmatch("tx-tcp*segmentation", name, 0) ||
+	       !strcmp(name, "tx-generic-segmentation");
+}
+
+static int is_gro(const char *name)
+{
+	return !strcmp(name, "rx-gro");
+}
+
+/*
+ * The features of DEV that @match names, on or off, by name as ethtool -K
+ * does (ETHTOOL_SFEATURES): "tso off" with the legacy ETHTOOL_STSO leaves
+ * some of the tx-tcp*segmentation features on. @what names the change in
+ * an error.
+ */
+static void set_features(const char *dev, int (*match)(const char *),
+			 int on, const char *what)
 {
 	struct {
 		struct ethtool_sset_info hdr;
@@ -130,7 +147,7 @@ static void do_no_offload(const char *dev)
 	struct ethtool_sfeatures *set;
 	struct ifreq ifr = { 0 };
 	__u32 n, i, words;
-	int s = ns_socket();
+	int s = ns_socket(), r;
 
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
 	ifr.ifr_data = (char *)&info;
@@ -155,14 +172,23 @@ static void do_no_offload(const char *dev)
 
 		memcpy(name, names->data + i * ETH_GSTRING_LEN,
 		       ETH_GSTRING_LEN);
-		if (fnmatch("tx-tcp*segmentation", name, 0) &&
-		    strcmp(name, "tx-generic-segmentation"))
+		if (!match(name))
 			continue;
 		set->features[i / 32].valid |= 1U << (i % 32);
+		if (on)
+			set->features[i / 32].requested |= 1U << (i % 32);
 	}
 	ifr.ifr_data = (char *)set;
-	if (ioctl(s, SIOCETHTOOL, &ifr) < 0)
-		fail("%s: tso, gso off: %s", dev, strerror(errno));
+	/*
+	 * > 0 (ETHTOOL_F_WISH, ...): the device kept some as they were. Off,
+	 * the ones it cannot change are not in its way (veth's fixed ones);
+	 * on, a feature it did not take is an error.
+	 */
+	errno = 0;
+	r = ioctl(s, SIOCETHTOOL, &ifr);
+	if (r < 0 || (on && r > 0))
+		fail("%s: %s: %s", dev, what,
+		     r < 0 ? strerror(errno) : "the device kept it off");
 	free(names);
 	free(set);
 	close(s);
@@ -276,6 +302,7 @@ int main(int argc, char **argv)
 		{ "sysctl", required_argument, NULL, 's' },
 		{ "up", required_argument, NULL, 'u' },
 		{ "no-offload", required_argument, NULL, 'o' },
+		{ "gro", required_argument, NULL, 'r' },
 		{ "gso-max-segs", required_argument, NULL, 'g' },
 		{ "snmp", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
@@ -295,6 +322,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			add(A_NO_OFFLOAD, optarg, NULL);
+			break;
+		case 'r':
+			add(A_GRO, optarg, NULL);
 			break;
 		case 'g':
 			add(A_GSO_SEGS, optarg, "=");
@@ -324,7 +354,11 @@ int main(int argc, char **argv)
 				do_up(acts[j].arg);
 				break;
 			case A_NO_OFFLOAD:
-				do_no_offload(acts[j].arg);
+				set_features(acts[j].arg, is_tso_gso, 0,
+					     "tso, gso off");
+				break;
+			case A_GRO:
+				set_features(acts[j].arg, is_gro, 1, "gro on");
 				break;
 			case A_GSO_SEGS:
 				do_gso_segs(acts[j].arg);

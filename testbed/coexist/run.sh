@@ -108,7 +108,7 @@ tb_parse_args opts "$@"
 [ "$BUFFER_BYTES" = 4000000 ] ||
 	tb_die "--buffer-bytes: the buffers are --buffers' here"
 tb_setup
-TAU_US=${TAU_US:-$RTT_US}
+TAU_US=${TAU_US:-$((RTT_US + TB_HOST_US))}
 DURATION_US=${DURATION_US:-$((2600 * RTT_US))}
 FROM_US=${FROM_US:-$((DURATION_US / 3))}
 SAMPLE_US=${SAMPLE_US:-$((RTT_US * 3 / 2))}

@@ -63,7 +63,7 @@ opts() {
 
 tb_parse_args opts "$@"
 tb_setup
-TAU_US=${TAU_US:-$RTT_US}
+TAU_US=${TAU_US:-$((RTT_US + TB_HOST_US))}
 PHASE_US=$((PHASE_RTTS * RTT_US))
 PHASES=$((2 * FLOWS - 1))
 END_US=$((PHASES * PHASE_US))

@@ -76,13 +76,15 @@ tb_parse_args opts "$@"
 [ "$QUERIES" -le 1000 ] || tb_die "--queries: at most 1000"
 [ "$QUERIES" = 0 ] || [ "$SENDERS" -ge 1 ] || tb_die "--queries: needs a sender"
 tb_setup
-TAU_US=${TAU_US:-$RTT_US}
+TAU_US=${TAU_US:-$((RTT_US + TB_HOST_US))}
 PRE_US=${PRE_US:-$((860 * RTT_US))}
 POST_US=${POST_US:-$((1300 * RTT_US))}
 SAMPLE_US=${SAMPLE_US:-$((RTT_US * 3 / 2))}
 END_US=$((PRE_US + POST_US))
 STAR=tb_star
 if [ "$BACKEND" = mininet ]; then
+	[ "$HOST_STACK" = 0 ] ||
+		tb_die "--host-stack: the netns backend's only (its NICs' hop)"
 	# shellcheck source=testbed/mininet/star.sh
 	. "$ROOT/testbed/mininet/star.sh"
 	# Not in the host's check: setup.sh installs Mininet.

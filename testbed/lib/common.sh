@@ -308,13 +308,15 @@ tb_load_bpf() {
 
 CC='' CC_SPEC='' OUT='' RTT_US='' TAU_US='' BUFFER_BYTES=4000000 MTU=1500
 SEED=1 ECN_K_BYTES=30000 SAMPLE=1 HEADROOM=1 KMOD_DIR='' TRACE=0 JITTER_US=
-TB_BPF=0 DELAYED_ACKS=0 TB_CHECK=0
+TB_BPF=0 DELAYED_ACKS=0 TB_CHECK=0 HOST_STACK=0 RX_USECS=''
 TB_NO_OPTS=''	# common options an experiment does not take
 
 # tb_usage_common: the help of the common options. Uses RATE_MBPS (the
 # experiment's default rate) and TB_TAU_HELP (its default tau).
 tb_usage_common() {
-	local r=${RATE_MBPS:-100}
+	local r=${RATE_MBPS:-100} tau="the base RTT; with --host-stack plus
+                      the two hosts' interrupt moderation, 2 x --rx-usecs
+                      scaled: the RTT a lone packet sees there"
 	cat <<USAGE
   --cc SPEC           the congestion control (required): NAME from
                       testbed/algorithms.tsv or any the kernel has,
@@ -326,7 +328,7 @@ tb_usage_common() {
   --rate-mbps R       bottleneck rate (default $r)
   --rtt-us T          base RTT (default 4.64 us x 25000/R: $(tb_scaled_rtt_us "$r") at $r)
   --tau-us T          tau, base_rtt_us of modules that have it (default:
-                      ${TB_TAU_HELP:-the base RTT})
+                      ${TB_TAU_HELP:-$tau})
   --buffer-bytes B    switch buffer, tail drop (default 4000000, the
                       paper's 4 MB)
   --ecn-k-bytes K     marking threshold of the ecn queue, DCTCP's only
@@ -347,6 +349,21 @@ USAGE
   --delayed-acks      receivers delay their ACKs (Linux's default; 40 ms
                       timer) instead of ACKing every segment (quickack,
                       the paper's hosts and the default here)
+USAGE
+	[[ $TB_NO_OPTS == *--host-stack* ]] || cat <<USAGE
+  --host-stack        hosts as a default Linux host is (docs/TESTBED.md,
+                      "The host-stack profile"): receivers with GRO on and
+                      delayed ACKs, senders with TSO/GSO, every host's NIC
+                      moderating its receive interrupts (--rx-usecs)
+                      instead of the paper's hosts (one segment an skb,
+                      an ACK a segment, no GRO); netns backend, star only
+  --rx-usecs U        with --host-stack: the NICs' receive interrupt
+                      moderation in real-time us (ethtool -C rx-usecs),
+                      scaled by the time scale like the RTT: a host takes
+                      in what arrived within U of the first packet at once
+                      (default 1, two packets at 25 Gbit/s; 0: none)
+USAGE
+	cat <<USAGE
   --trace             record the algorithm's tracepoints (events/NAME, e.g.
                       theta_powertcp's powertcp_step) to DIR/trace.txt
   --kmod-dir D        where tcp_theta_powertcp.ko etc. are
@@ -391,6 +408,8 @@ tb_parse_args() {
 		--no-sample) SAMPLE=0 ;;
 		--no-headroom) HEADROOM=0 ;;
 		--delayed-acks) DELAYED_ACKS=1 ;;
+		--host-stack) HOST_STACK=1 ;;
+		--rx-usecs) tb_num0 "$1" "${2:-}"; RX_USECS=$2; shift ;;
 		--trace) TRACE=1 ;;
 		--kmod-dir) tb_val "$1" "${2:-}"; KMOD_DIR=$2; shift ;;
 		--bpf) TB_BPF=1 ;;
@@ -408,6 +427,22 @@ tb_rcv_route_opts() {
 	TB_RCV_ROUTE_OPTS=(quickack 1)
 	# shellcheck disable=SC2034 # for the topologies
 	[ "$DELAYED_ACKS" = 0 ] || TB_RCV_ROUTE_OPTS=()
+}
+
+# tb_host_stack_setup: from --host-stack and --rx-usecs, DELAYED_ACKS,
+# TB_RX_SLOT_US (the moderation in the testbed's time, 0 without) and
+# TB_HOST_US (what the hosts add to a lone packet's RTT: a moderation at
+# each end, the default tau's share of them).
+tb_host_stack_setup() {
+	[ -z "$RX_USECS" ] || [ "$HOST_STACK" = 1 ] ||
+		tb_die "--rx-usecs: only with --host-stack"
+	TB_RX_SLOT_US=0
+	if [ "$HOST_STACK" = 1 ]; then
+		DELAYED_ACKS=1
+		RX_USECS=${RX_USECS:-1}
+		TB_RX_SLOT_US=$((RX_USECS * TIME_SCALE))
+	fi
+	TB_HOST_US=$((2 * TB_RX_SLOT_US))
 }
 
 # tb_jitter N: N seeded start offsets in [0, JITTER_US) us, one a line: the
@@ -431,6 +466,7 @@ tb_setup() {
 	BDP_BYTES=$((RATE_MBPS * RTT_US / 8))
 	JITTER_US=${JITTER_US:-$((MTU * 8 / RATE_MBPS))}
 	TIME_SCALE=$(tb_time_scale "$RATE_MBPS")
+	tb_host_stack_setup
 	KMOD_DIR=${KMOD_DIR:-$TB_ROOT/build/kmod-$(uname -r)/kmod}
 	# shellcheck disable=SC2034 # for the experiments
 	TB_TOOLS=$TB_ROOT/userspace-tools/bin
@@ -613,6 +649,9 @@ tb_write_params() {
 	[[ $TB_NO_OPTS == *--no-sample* ]] || tb_param_bool sample "$SAMPLE"
 	tb_param_bool headroom_check "$HEADROOM"
 	tb_param_bool delayed_acks "$DELAYED_ACKS"
+	tb_param_bool host_stack "$HOST_STACK"
+	[ "$HOST_STACK" = 0 ] ||
+		tb_param rx_usecs "$RX_USECS" rx_slot_us "$TB_RX_SLOT_US"
 	tb_param_bool trace "$TRACE"
 	all+=("${TB_PARAMS[@]}")
 	TB_PARAMS=()

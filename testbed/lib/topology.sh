@@ -34,6 +34,7 @@
 
 TB_SW=$(tb_ns sw)
 TB_RCV=$(tb_ns rcv)
+TB_NIC=$(tb_ns nic)
 TB_RCV_ADDR=10.0.0.2
 TB_BOTTLENECK_DEV=to_rcv
 
@@ -159,12 +160,70 @@ tb_ns_defaults() {
 # tb_host_nic NS...: the hosts send packet by packet, as the paper's do: with
 # TSO/GSO a paced sender emits bursts of up to 1 ms of data, which at a
 # scaled line rate is most of a base RTT and would be a queue of its own.
+# With --host-stack the hosts keep a default host's offloads (TSO, GSO;
+# the modules bound their skbs to tso_permille of the window) and turn GRO
+# on, which a veth only has when asked (it then receives through NAPI).
 tb_host_nic() {
+	if [ "$HOST_STACK" = 1 ]; then
+		tb_nsconf --gro eth0 "$@"
+		return
+	fi
 	# TSO and GSO off (ethtool -K eth0 tso off gso off). TCP builds GSO
 	# skbs whatever the device's features (the stack segments them in
 	# software), and pacing spaces skbs, not segments: one segment per
 	# skb (gso_max_segs 1) makes pacing per packet.
 	tb_nsconf --no-offload eth0 --gso-max-segs eth0=1 "$@"
+}
+
+# tb_rx_moderation NS DEV...: with --host-stack, each DEV of NS delays what
+# it sends by the receiving NIC's interrupt moderation: a netem slot of
+# TB_RX_SLOT_US holds the first packet after a quiet spell that long and
+# releases with it all that came meanwhile, as a NIC raises its interrupt
+# rx-usecs after the first packet and NAPI then takes in the batch. GRO
+# can only merge segments that arrive in one NAPI poll; at a scaled line
+# rate packets come 120 us apart and would never share one.
+tb_rx_moderation() {
+	local ns=$1 dev
+	shift
+	[ "${TB_RX_SLOT_US:-0}" -gt 0 ] || return 0
+	for dev in "$@"; do
+		echo "qdisc add dev $dev root netem slot ${TB_RX_SLOT_US}us limit 100000"
+	done | tc -n "$ns" -b - ||
+		tb_die "cannot add the NICs' moderation (netem slot)"
+}
+
+# tb_rcv_link MTU: the receiver's link to the switch's port to_rcv. With
+# the NICs' moderation (--host-stack) through a namespace of its own, the
+# receiver's NIC: a wire (tc mirred both ways, no address, no routing) whose
+# egress towards the receiver is the moderation, after the bottleneck.
+# That egress sends without TSO, so the receiver's veth takes the packets
+# through NAPI and GRO (veth_skb_is_eligible_for_gro()).
+tb_rcv_link() {
+	local mtu=$1 ns=$TB_NIC
+	if [ "${TB_RX_SLOT_US:-0}" = 0 ]; then
+		tb_link "$TB_RCV" eth0 "$TB_RCV_ADDR" "$TB_SW" \
+			"$TB_BOTTLENECK_DEV" 10.0.0.1 "$mtu"
+		return
+	fi
+	modprobe -qa sch_ingress cls_u32 act_mirred 2>/dev/null || true
+	tb_ns_add "$ns" &&
+	ip link add eth0 netns "$ns" mtu "$mtu" type veth peer name \
+		"$TB_BOTTLENECK_DEV" netns "$TB_SW" mtu "$mtu" &&
+	ip link add to_rcv netns "$ns" mtu "$mtu" type veth peer name eth0 \
+		netns "$TB_RCV" mtu "$mtu" &&
+	ip -n "$TB_SW" addr add 10.0.0.1/24 dev "$TB_BOTTLENECK_DEV" &&
+	ip -n "$TB_RCV" addr add "$TB_RCV_ADDR/24" dev eth0 &&
+	tc -n "$ns" -b - <<-TC &&
+		qdisc add dev eth0 ingress
+		filter add dev eth0 ingress u32 match u32 0 0 action mirred egress redirect dev to_rcv
+		qdisc add dev to_rcv ingress
+		filter add dev to_rcv ingress u32 match u32 0 0 action mirred egress redirect dev eth0
+	TC
+	tb_ns_defaults "${TB_CC:-cubic}" "$ns" &&
+	tb_nsconf --no-offload to_rcv --up eth0 --up to_rcv "$ns" &&
+	ip -n "$TB_SW" link set "$TB_BOTTLENECK_DEV" up &&
+	ip -n "$TB_RCV" link set eth0 up || return 1
+	tb_rx_moderation "$ns" to_rcv
 }
 
 # tb_star N_HOSTS — uses TB_RATE_MBPS, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
@@ -176,8 +235,7 @@ tb_star() {
 	tb_ns_add "$TB_SW" && tb_ns_add "$TB_RCV" ||
 		tb_die "cannot create network namespaces"
 	ip netns exec "$TB_SW" sysctl -qw net.ipv4.ip_forward=1
-	tb_link "$TB_RCV" eth0 "$TB_RCV_ADDR" "$TB_SW" "$TB_BOTTLENECK_DEV" \
-		10.0.0.1 "$mtu" || tb_die "cannot create the receiver link"
+	tb_rcv_link "$mtu" || tb_die "cannot create the receiver link"
 	tb_rcv_route_opts
 	ip -n "$TB_RCV" route add default via 10.0.0.1 \
 		"${TB_RCV_ROUTE_OPTS[@]}" ||
@@ -204,6 +262,8 @@ tb_star() {
 			tb_die "cannot create host $((i + 1))"
 	done
 	tb_ns_defaults "$cc" "$TB_SW"
+	# shellcheck disable=SC2046 # a port a word
+	tb_rx_moderation "$TB_SW" $(seq -f 'to_h%g' 1 "$n")
 	tb_star_shape "$n"
 }
 
