@@ -442,6 +442,7 @@ tb_host_stack_setup() {
 		RX_USECS=${RX_USECS:-1}
 		TB_RX_SLOT_US=$((RX_USECS * TIME_SCALE))
 	fi
+	# shellcheck disable=SC2034 # the experiments' default tau
 	TB_HOST_US=$((2 * TB_RX_SLOT_US))
 }
 
