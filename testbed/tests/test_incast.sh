@@ -104,6 +104,61 @@ idle_bottleneck_silent() {
 check "the idle star sends nothing through the bottleneck" \
 	idle_bottleneck_silent
 
+# --host-stack's hosts: a packet socket on the receiver's eth0 sees skbs
+# after GRO, so a frame longer than the MTU is segments GRO merged. One
+# CUBIC flow for 1 s through the star; prints frames, merged, segments.
+gro_frames() { # HOST_STACK(0|1)
+	local out=$OUT/gro-$1
+	(
+		# shellcheck source=testbed/lib/topology.sh
+		. "$ROOT/testbed/lib/topology.sh"
+		HOST_STACK=$1 DELAYED_ACKS=$1 TB_RX_SLOT_US=$((250 * $1))
+		TB_RATE_MBPS=100 TB_RTT_US=1160 TB_BUFFER_BYTES=4000000 \
+			TB_CC=cubic tb_star 1 || exit 1
+		ip netns exec "$TB_RCV" /usr/bin/python3 - eth0 1.6 <<'PY' &
+import socket, struct, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+s.bind((sys.argv[1], 0))
+s.settimeout(0.1)
+end = time.monotonic() + float(sys.argv[2])
+frames = merged = segs = 0
+while time.monotonic() < end:
+    try:
+        f = s.recv(1 << 17)
+    except socket.timeout:
+        continue
+    ip_len = struct.unpack("!H", f[16:18])[0]   # 14 B Ethernet first
+    if f[23] != 6 or ip_len <= 52:              # TCP with data only
+        continue
+    frames += 1
+    segs += (ip_len + 1447) // 1448
+    merged += len(f) > 1514
+print(frames, merged, segs)
+PY
+		local sniff=$!
+		sleep 0.3
+		"$ROOT/userspace-tools/bin/tcpflows" --out-dir "$out" \
+			--duration-us 1000000 --interval-us 0 --quiet \
+			--listen "$TB_RCV,$TB_RCV_ADDR,5001" \
+			--flow "0,$(tb_host 1),$TB_RCV_ADDR,5001,0,0,0" > /dev/null
+		wait "$sniff"
+		tb_destroy
+	)
+}
+gro_merges() { # HOST_STACK(0|1)
+	local r
+	r=$(gro_frames "$1" 2> "$OUT/gro-$1.err" | tail -n 1)
+	# shellcheck disable=SC2086 # its three numbers
+	set -- "$1" $r
+	echo "$2 frames, $3 of them merged, $4 segments"
+	[ "${2:-0}" -gt 100 ] || { cat "$OUT/gro-$1.err"; return 1; }
+	if [ "$1" = 1 ]; then [ "$3" -ge $(($2 / 10)) ]; else [ "$3" = 0 ]; fi
+}
+mkdir -p "$OUT"
+check "--host-stack: GRO merges segments at the receiver" gro_merges 1
+check "the paper's hosts: the receiver sees one segment a frame" \
+	gro_merges 0
+
 # Each run in OUT/ALG/seed-1, as testbed/run.sh lays them out (seed 1,
 # the default).
 rm -rf "$OUT"
@@ -169,5 +224,10 @@ check "summary.json: every algorithm has the spread of each figure" \
 	peak_queue_bytes avg_waiting_bytes drain_time_us combined_score
 check "a bad argument exits 2 with a one-line reason" bad_arg \
 	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --rate-mbps abc
+check "--rx-usecs without --host-stack: exit 2, one line" bad_arg \
+	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x --rx-usecs 2
+check "--host-stack with the Mininet backend: exit 2, one line" bad_arg \
+	bash "$ROOT/testbed/incast/run.sh" --cc cubic --out /tmp/x \
+	--host-stack --backend mininet --check-args
 
 tap_done
