@@ -12,14 +12,16 @@
  *
  * Per ACK (PowerTCP, NSDI '22, with the ns-3 model's "fast react"):
  *
- *   dθ/dt    = (RTT - RTT_prev) / dt
+ *   dθ/dt    = (RTT - RTT_ref) / (t - t_ref)
  *   Γ_norm   = max(dθ/dt + 1, grad_floor) * RTT / target,   target = k * τ
  *   Γ_smooth = (Γ_smooth * (H - Δ) + Γ_norm * Δ) / H,       Δ = min(dt, H)
  *   cwnd     = γ_s * (cwnd_old / Γ_smooth + β) + (1 - γ_s) * cwnd
  *   rate     = cwnd / τ
  *
- * where cwnd_old is the reference window, advanced once per RTT by the
- * caller, H is the smoothing horizon (τ scaled by smooth_pct), and
+ * where RTT_ref is the previous sample, or where that is younger than two
+ * of the samples' resolution one kept that far back (pt_quantum_ref()),
+ * cwnd_old is the reference window, advanced once per RTT by the caller,
+ * H is the smoothing horizon (τ scaled by smooth_pct), and
  * γ_s = γ * min(1, τ / dt), dt the time since the previous sample, for
  * a window paced below a packet per 4/5 τ; γ itself for every other
  * (pt_gamma()).
@@ -99,6 +101,7 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define PT_CWND_MIN		1	/* snd_cwnd floors: see the mapping */
 #define PT_CWND_MIN_DELACK	2
 #define PT_RTT_QUANTUM_US	1	/* an RTT sample's resolution */
+#define PT_RTT_REF_QUANTA	2	/* gradient span, in resolutions */
 #define PT_PACING_GAIN_NUM	5	/* pacing at 5/4 of the law's rate */
 #define PT_PACING_GAIN_DEN	4
 
@@ -170,6 +173,8 @@ struct pt_params {
 	u32 base_rtt_us;	/* τ in µs; 0 = per-flow minimum RTT */
 	u32 line_rate_mbps;	/* host line rate, Mb/s */
 	u32 variant;		/* PT_VAR_* mask; 0 = the paper's law */
+	u32 rtt_res_us;		/* RTT samples' resolution, µs (0: 1); */
+				/* not a tunable: the glue's (last) */
 };
 
 /*
@@ -217,7 +222,8 @@ struct pt_flow {
 	/*
 	 * The variants' own state, cleared by a parameter write
 	 * (pt_variant_reset()); PT_VAR_COMPETE and PT_VAR_GRAD_BASELINE
-	 * never run together (pt_variant_valid()).
+	 * never run together (pt_variant_valid()); the others' gradient
+	 * reference where neither runs.
 	 */
 	union {
 		struct {	/* PT_VAR_GRAD_BASELINE */
@@ -226,6 +232,11 @@ struct pt_flow {
 			u64 mid_t_ns;	/* and the next one's, at most H/4 old */
 			u32 grad_rtt_us;	/* their RTTs, µs */
 			u32 mid_rtt_us;
+		};
+		struct {	/* the others: pt_quantum_ref() */
+			u64 qref_t_ns;	/* gradient reference's time */
+					/* (0: none), */
+			u64 qref_rtt_ns;	/* and its RTT, ns */
 		};
 		struct pt_compete cm;	/* PT_VAR_COMPETE */
 	};
@@ -275,6 +286,16 @@ static inline int pt_tau_known(const struct pt_params *p,
 }
 
 /*
+ * The resolution of the RTT samples, µs: the kernel's are whole µs
+ * (PT_RTT_QUANTUM_US); the modules' test instrument rtt_quantum_us
+ * coarsens them to its quantum, which the glue then sets here.
+ */
+static inline u64 pt_rtt_res_us(const struct pt_params *p)
+{
+	return p->rtt_res_us ? p->rtt_res_us : PT_RTT_QUANTUM_US;
+}
+
+/*
  * τ in ns for this flow: the configured base RTT, or the flow's min RTT
  * sample and the sample's quantum. The kernel's samples are whole µs, the
  * difference of two µs clocks, so a path of 4.64 µs samples 4 or 5 and
@@ -287,7 +308,7 @@ static inline int pt_tau_known(const struct pt_params *p,
 static inline u64 pt_tau_ns(const struct pt_params *p, const struct pt_flow *f)
 {
 	u64 us = p->base_rtt_us ? p->base_rtt_us :
-		 (u64)f->min_rtt_us + PT_RTT_QUANTUM_US;
+		 (u64)f->min_rtt_us + pt_rtt_res_us(p);
 
 	return pt_clamp(us * 1000, 1000, PT_TIME_MAX_NS);
 }
@@ -435,14 +456,14 @@ static inline u64 pt_norm_power(const struct pt_params *p, u64 rtt_ns,
 
 /*
  * PT_VAR_GRAD_BASELINE: the sample to differentiate against. Keeps two
- * references, moved every H/4: the older one is then between H/4 and H/2
- * old. Until it exists, the previous sample serves.
+ * references, moved every @span (H/4): the older one is then between
+ * @span and 2 @span old. Until it exists, the previous sample serves.
  */
-static inline void pt_grad_ref(struct pt_flow *f, u64 horizon, u32 rtt_us,
+static inline void pt_grad_ref(struct pt_flow *f, u64 span, u32 rtt_us,
 			       u64 now_ns, u64 *ref_rtt, u64 *ref_t)
 {
-	if (!f->mid_t_ns || now_ns - f->mid_t_ns >= horizon / 4 ||
-	    now_ns < f->mid_t_ns) {
+	if (!f->mid_t_ns || now_ns < f->mid_t_ns ||
+	    now_ns - f->mid_t_ns >= span) {
 		f->grad_rtt_us = f->mid_rtt_us;
 		f->grad_t_ns = f->mid_t_ns;
 		f->mid_rtt_us = rtt_us;
@@ -452,6 +473,62 @@ static inline void pt_grad_ref(struct pt_flow *f, u64 horizon, u32 rtt_us,
 		*ref_rtt = (u64)f->grad_rtt_us * 1000;
 		*ref_t = f->grad_t_ns;
 	}
+}
+
+/*
+ * The sample to differentiate against under the other variants (the
+ * paper's law among them): the previous one where it is at least a span
+ * of PT_RTT_REF_QUANTA resolutions (pt_rtt_res_us()) old, else a
+ * reference kept a span behind the samples.
+ *
+ * Samples are whole resolutions, each within one of the true RTT. At the
+ * paper's 25 Gbit/s and 4.64 µs, 1 µs samples over ACKs 0.5 µs apart
+ * step by 0 or ±1 µs: a gradient of ±2 from the quantum alone. The floor
+ * on (dθ/dt + 1) clips the falling half of that noise and not the rising
+ * one, so noise reads as power above 1 (a lone flow moved 52% of the
+ * link in the unit tests' packet model, 14% at 100 Gbit/s). Over a span
+ * s the sample's error is res/s: within ±1/2 over two resolutions,
+ * which the default floor (1/2) never clips. The reference's own error
+ * averages out: each sample moves it to a span before the sample, on
+ * the line from it to the sample (t_R' = now - s, exact for an RTT that
+ * ramps), so it is a moving mean of the samples over about a span. A
+ * longer span delays the gradient: 2 resolutions is 0.4 τ there.
+ *
+ * Where samples come a span apart or more (a host's 1 µs samples of ACKs
+ * a packet time apart at 100 Mbit/s, 120 µs) the reference is the
+ * previous sample, and the law is the paper's bit for bit. Its state is
+ * PT_VAR_GRAD_BASELINE's (which has its own reference) or
+ * PT_VAR_COMPETE's (which goes without).
+ */
+static inline void pt_quantum_ref(struct pt_flow *f, const struct pt_params *p,
+				  u64 rtt_ns, u64 now_ns, u64 *ref_rtt,
+				  u64 *ref_t)
+{
+	u64 span = PT_RTT_REF_QUANTA * pt_rtt_res_us(p) * 1000;
+	u64 age, w, d;
+
+	/* The previous sample, old enough (or none better): it is kept. */
+	if (now_ns < *ref_t || now_ns - *ref_t >= span || !f->qref_t_ns ||
+	    now_ns < f->qref_t_ns) {
+		f->qref_t_ns = *ref_t;
+		f->qref_rtt_ns = *ref_rtt;
+		return;
+	}
+	*ref_t = f->qref_t_ns;
+	*ref_rtt = f->qref_rtt_ns;
+	age = pt_min(now_ns - f->qref_t_ns, PT_TIME_MAX_NS);
+	if (age <= span)
+		return;
+	/* To now - span: w = (age - span)/age of the way, Q16 (< 2^50). */
+	w = div64_u64((age - span) << 16, age);
+	if (rtt_ns >= f->qref_rtt_ns) {		/* RTTs < 2^35 */
+		d = rtt_ns - f->qref_rtt_ns;
+		f->qref_rtt_ns += (d * w) >> 16;
+	} else {
+		d = f->qref_rtt_ns - rtt_ns;
+		f->qref_rtt_ns -= (d * w) >> 16;
+	}
+	f->qref_t_ns = now_ns - span;
 }
 
 /* PT_VAR_QDELAY: τ plus the queueing delay in @rtt_ns (all < 2^35). */
@@ -586,7 +663,10 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 	ref_rtt = rtt_prev;
 	ref_t = f->t_prev_ns;
 	if (p->variant & PT_VAR_GRAD_BASELINE)
-		pt_grad_ref(f, horizon, (u32)rtt_us, now_ns, &ref_rtt, &ref_t);
+		pt_grad_ref(f, horizon / 4, (u32)rtt_us, now_ns, &ref_rtt,
+			    &ref_t);
+	else if (!(p->variant & PT_VAR_COMPETE))
+		pt_quantum_ref(f, p, rtt_ns, now_ns, &ref_rtt, &ref_t);
 	pwr_rtt = rtt_ns;
 	if (p->variant & PT_VAR_QDELAY) {
 		pwr_rtt = pt_qdelay_rtt(rtt_ns, f, tau);

@@ -135,6 +135,9 @@ static __always_inline u32 powertcp_read_params(struct pt_params *p, bool init,
 	p->base_rtt_us = READ_ONCE(powertcp_param_base_rtt_us.val);
 	p->line_rate_mbps = READ_ONCE(powertcp_param_line_rate_mbps.val);
 	p->variant = variants ? READ_ONCE(powertcp_param_variant.val) : 0;
+	/* The samples' resolution: the test instrument's quantum, or 1 µs */
+	p->rtt_res_us = max_t(u32, PT_RTT_QUANTUM_US,
+			      READ_ONCE(powertcp_param_rtt_quantum_us.val));
 	return gen;
 }
 

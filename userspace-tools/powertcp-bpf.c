@@ -81,7 +81,9 @@ struct param {
 	size_t off;	/* in struct pt_params */
 };
 
-#define NPARAMS		(sizeof(struct pt_params) / sizeof(__u32))
+/* Every field of struct pt_params but the last, rtt_res_us (the glue's) */
+#define NPARAMS		(offsetof(struct pt_params, rtt_res_us) / \
+			 sizeof(__u32))
 static struct param theta_params[NPARAMS], evo_params[NPARAMS];
 
 /* Fill both tables from powertcp_params.h, each with its defaults. */
@@ -297,6 +299,8 @@ static void defaults(const struct alg *a, struct pt_params *p)
 {
 	size_t i;
 
+	/* rtt_res_us 0: the kernel's 1 µs (the BPF build sets it anyway) */
+	memset(p, 0, sizeof(*p));
 	for (i = 0; i < NPARAMS; i++)
 		*param_field(p, &a->params[i]) = a->params[i].def;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness for the control law: the input picks parameters (mapped
- * into their valid module-parameter ranges) and a sequence of RTT samples,
+ * into their valid module-parameter ranges, and the samples' resolution
+ * the glue sets from rtt_quantum_us) and a sequence of RTT samples,
  * time steps, reference updates, parameter writes (a new generation),
  * MSS changes, and the competitive mode's rounds and losses. Built with
  * UBSan and clang's integer sanitizer, so an overflow is a crash; the
@@ -121,6 +122,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	p.base_rtt_us = in_range(&r, 0, 10000000);
 	p.line_rate_mbps = in_range(&r, 1, PT_LINE_RATE_MAX_MBPS);
 	p.variant = pt_any_variant(take(&r, 4));
+	p.rtt_res_us = in_range(&r, 0, 1000000);	/* the glue's */
 	mss = in_range(&r, 1, 65535);
 	t = take(&r, 8) >> 1;
 
@@ -143,6 +145,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		}
 		if ((shift & 0x70) == 0x70)
 			mss = in_range(&r, 1, 65535);
+		/* The instrument's quantum, a write: the resolution. */
+		if ((shift & 0x70) == 0x50) {
+			p.rtt_res_us = in_range(&r, 0, 1000000);
+			ref_variant_reset(&g);
+			gen++;
+		}
 		/* A line rate change without a write (line_rate_auto). */
 		if ((shift & 0x70) == 0x60)
 			p.line_rate_mbps = in_range(&r, 1,

@@ -53,7 +53,7 @@ struct pl_result {
  * clocks, as tcp_stamp_us_delta() takes it.
  */
 static inline void pl_ack(struct pl_flow *x, const struct pt_params *p,
-			  u32 mss, u64 now)
+			  u32 mss, u32 quantum_us, u64 now)
 {
 	u32 k = x->snd_una % PL_RING;
 	u64 rtt_us = now / 1000 - x->sent_ns[k] / 1000;
@@ -61,8 +61,12 @@ static inline void pl_ack(struct pl_flow *x, const struct pt_params *p,
 
 	x->snd_una++;
 	x->srtt_us = x->srtt_us ? (7 * x->srtt_us + rtt_us) / 8 : rtt_us;
-	pt_note_delack(&x->f, rtt_us, prior);
-	pt_on_rtt(&x->f, p, 0, rtt_us, now, mss);
+	/* The instrument, as the glue applies it: to the law's sample only */
+	rtt_us = pt_quantize_rtt(rtt_us, now, quantum_us);
+	if (rtt_us) {
+		pt_note_delack(&x->f, rtt_us, prior);
+		pt_on_rtt(&x->f, p, 0, rtt_us, now, mss);
+	}
 	if (x->snd_una >= x->f.ref_seq ||	/* no wrap here */
 	    pt_reference_due(&x->f, p)) {
 		pt_update_reference(&x->f);
@@ -90,11 +94,14 @@ static inline void pl_paced(struct pl_flow *x, u64 now)
  * Run @nflows (<= PL_MAX_FLOWS) flows for @taus base RTTs of a path whose
  * base RTT (propagation and one packet's serialization at the line rate)
  * is @path_ns (0: τ, which must then be set); measure over the base RTTs
- * from @from_taus on.
+ * from @from_taus on. With @quantum_us the law's samples are taken as the
+ * modules' rtt_quantum_us takes them (pt_quantize_rtt(); p->rtt_res_us
+ * is the caller's to set, as the glue sets it).
  */
-static inline struct pl_result packet_loop(const struct pt_params *p,
-					   int nflows, u32 mss, u64 path_ns,
-					   int taus, int from_taus)
+static inline struct pl_result packet_loop_q(const struct pt_params *p,
+					     int nflows, u32 mss, u64 path_ns,
+					     u32 quantum_us, int taus,
+					     int from_taus)
 {
 	static struct pl_flow fl[PL_MAX_FLOWS];
 	u64 tau = (u64)p->base_rtt_us * 1000;
@@ -122,7 +129,7 @@ static inline struct pl_result packet_loop(const struct pt_params *p,
 			       x->acked_ns[x->snd_una % PL_RING] <= now) {
 				if (now >= from)
 					x->bytes += mss;
-				pl_ack(x, p, mss, now);
+				pl_ack(x, p, mss, quantum_us, now);
 			}
 			while (x->snd_nxt - x->snd_una < x->cwnd &&
 			       x->wstamp_ns <= now) {
@@ -160,6 +167,14 @@ static inline struct pl_result packet_loop(const struct pt_params *p,
 	r.queue_pkts = steps ? (double)queued / steps : 0;
 	r.jain = sum2 > 0 ? sum * sum / (nflows * sum2) : 0;
 	return r;
+}
+
+/* The same, the samples whole µs (no instrument). */
+static inline struct pl_result packet_loop(const struct pt_params *p,
+					   int nflows, u32 mss, u64 path_ns,
+					   int taus, int from_taus)
+{
+	return packet_loop_q(p, nflows, mss, path_ns, 0, taus, from_taus);
 }
 
 #endif

@@ -16,10 +16,12 @@ struct ref_flow {
 	u64 rtt_prev_ns;	/* previous RTT sample, ns (< 2^34; 0: none) */
 	u64 wnd;		/* current window, packets Q10 */
 	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
-	u64 grad_rtt_ns;	/* PT_VAR_GRAD_BASELINE: reference sample, */
+	u64 grad_rtt_ns;	/* gradient reference sample (below), */
 	u64 grad_t_ns;		/* at least H/4 old once set (0: none) */
 	u64 mid_rtt_ns;		/* and the next one, at most H/4 old */
 	u64 mid_t_ns;
+	u64 qref_t_ns;		/* the others' reference (0: none) */
+	u64 qref_rtt_ns;
 	u64 ref_t_ns;		/* time of the last reference update */
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
@@ -35,7 +37,7 @@ static inline int ref_tau_known(const struct pt_params *p,
 static inline u64 ref_tau_ns(const struct pt_params *p, const struct ref_flow *f)
 {
 	u64 us = p->base_rtt_us ? p->base_rtt_us :
-		 (u64)f->min_rtt_us + PT_RTT_QUANTUM_US;
+		 (u64)f->min_rtt_us + pt_rtt_res_us(p);
 
 	return pt_clamp(us * 1000, 1000, PT_TIME_MAX_NS);
 }
@@ -47,6 +49,8 @@ static inline void ref_variant_reset(struct ref_flow *f)
 	f->grad_t_ns = 0;
 	f->mid_rtt_ns = 0;
 	f->mid_t_ns = 0;
+	f->qref_t_ns = 0;
+	f->qref_rtt_ns = 0;
 }
 
 /*
@@ -78,14 +82,14 @@ static inline void ref_flow_init(struct ref_flow *f, const struct pt_params *p,
 
 /*
  * PT_VAR_GRAD_BASELINE: the sample to differentiate against. Keeps two
- * references, moved every H/4: the older one is then between H/4 and H/2
- * old. Until it exists, the previous sample serves.
+ * references, moved every @span (H/4): the older one is then between
+ * @span and 2 @span old. Until it exists, the previous sample serves.
  */
-static inline void ref_grad_ref(struct ref_flow *f, u64 horizon, u64 rtt_ns,
+static inline void ref_grad_ref(struct ref_flow *f, u64 span, u64 rtt_ns,
 				u64 now_ns, u64 *ref_rtt, u64 *ref_t)
 {
-	if (!f->mid_t_ns || now_ns - f->mid_t_ns >= horizon / 4 ||
-	    now_ns < f->mid_t_ns) {
+	if (!f->mid_t_ns || now_ns < f->mid_t_ns ||
+	    now_ns - f->mid_t_ns >= span) {
 		f->grad_rtt_ns = f->mid_rtt_ns;
 		f->grad_t_ns = f->mid_t_ns;
 		f->mid_rtt_ns = rtt_ns;
@@ -95,6 +99,39 @@ static inline void ref_grad_ref(struct ref_flow *f, u64 horizon, u64 rtt_ns,
 		*ref_rtt = f->grad_rtt_ns;
 		*ref_t = f->grad_t_ns;
 	}
+}
+
+/*
+ * The other variants' (the paper's law's): the previous sample where it
+ * is a span of PT_RTT_REF_QUANTA resolutions old, else a reference kept
+ * a span behind the samples, moved on the line to each (pt_quantum_ref()).
+ */
+static inline void ref_quantum_ref(struct ref_flow *f,
+				   const struct pt_params *p, u64 rtt_ns,
+				   u64 now_ns, u64 *ref_rtt, u64 *ref_t)
+{
+	u64 span = PT_RTT_REF_QUANTA * pt_rtt_res_us(p) * 1000;
+	u64 age, w, d;
+
+	if (now_ns < *ref_t || now_ns - *ref_t >= span || !f->qref_t_ns ||
+	    now_ns < f->qref_t_ns) {
+		f->qref_t_ns = *ref_t;
+		f->qref_rtt_ns = *ref_rtt;
+		return;
+	}
+	*ref_t = f->qref_t_ns;
+	*ref_rtt = f->qref_rtt_ns;
+	age = pt_min(now_ns - f->qref_t_ns, PT_TIME_MAX_NS);
+	if (age <= span)
+		return;
+	w = ((age - span) << 16) / age;
+	d = rtt_ns > f->qref_rtt_ns ? rtt_ns - f->qref_rtt_ns :
+	    f->qref_rtt_ns - rtt_ns;
+	if (rtt_ns > f->qref_rtt_ns)
+		f->qref_rtt_ns += d * w >> 16;
+	else
+		f->qref_rtt_ns -= d * w >> 16;
+	f->qref_t_ns = now_ns - span;
 }
 
 /* PT_VAR_QDELAY: τ plus the queueing delay in @rtt_ns (all < 2^35). */
@@ -139,7 +176,9 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 	ref_rtt = rtt_prev;
 	ref_t = f->t_prev_ns;
 	if (p->variant & PT_VAR_GRAD_BASELINE)
-		ref_grad_ref(f, horizon, rtt_ns, now_ns, &ref_rtt, &ref_t);
+		ref_grad_ref(f, horizon / 4, rtt_ns, now_ns, &ref_rtt, &ref_t);
+	else if (!(p->variant & PT_VAR_COMPETE))
+		ref_quantum_ref(f, p, rtt_ns, now_ns, &ref_rtt, &ref_t);
 	pwr_rtt = rtt_ns;
 	if (p->variant & PT_VAR_QDELAY) {
 		pwr_rtt = ref_qdelay_rtt(rtt_ns, f, tau);

@@ -472,6 +472,8 @@ static struct pt_params rnd_params(void)
 		.smooth_pct = rnd_range(1, 100),
 		.base_rtt_us = rnd_range(0, 10000000),
 		.line_rate_mbps = rnd_range(1, PT_LINE_RATE_MAX_MBPS),
+		/* the glue's: 0, 1 µs, or the instrument's quantum */
+		.rtt_res_us = rnd64() % 2 ? 0 : rnd_range(1, 1000000),
 	};
 	return p;
 }
@@ -628,7 +630,7 @@ static void rnd_param_write(struct pt_params *p, u64 r)
 {
 	struct pt_params n = rnd_params();
 
-	switch (r % 11) {
+	switch (r % 12) {
 	case 0: p->gamma = n.gamma; break;
 	case 1: p->beta_ppm = n.beta_ppm; break;
 	case 2: p->target_permille = n.target_permille; break;
@@ -639,6 +641,7 @@ static void rnd_param_write(struct pt_params *p, u64 r)
 	case 7: p->smooth_pct = n.smooth_pct; break;
 	case 8: p->base_rtt_us = r % 3 ? n.base_rtt_us : 0; break;
 	case 9: p->line_rate_mbps = n.line_rate_mbps; break;
+	case 10: p->rtt_res_us = n.rtt_res_us; break;	/* the quantum's */
 	default: p->variant = pt_any_variant(r); break;
 	}
 }
@@ -655,12 +658,18 @@ static const char *same(const struct pt_flow *f, const struct ref_flow *g,
 	if (f->t_prev_ns != g->t_prev_ns || f->ref_t_ns != g->ref_t_ns ||
 	    (u64)f->rtt_prev_us * 1000 != g->rtt_prev_ns)
 		return "sample state";
-	/* Under PT_VAR_COMPETE the union holds the competitive mode's. */
-	if (!(p->variant & PT_VAR_COMPETE) &&
+	/*
+	 * The union holds PT_VAR_GRAD_BASELINE's references, or the
+	 * competitive mode's state, or the others' reference.
+	 */
+	if ((p->variant & PT_VAR_GRAD_BASELINE) &&
 	    (f->grad_t_ns != g->grad_t_ns || f->mid_t_ns != g->mid_t_ns ||
 	     (u64)f->grad_rtt_us * 1000 != g->grad_rtt_ns ||
 	     (u64)f->mid_rtt_us * 1000 != g->mid_rtt_ns))
 		return "gradient references";
+	if (!(p->variant & (PT_VAR_GRAD_BASELINE | PT_VAR_COMPETE)) &&
+	    (f->qref_t_ns != g->qref_t_ns || f->qref_rtt_ns != g->qref_rtt_ns))
+		return "gradient reference";
 	if (pt_reference_due(f, p) != ref_reference_due(g, p))
 		return "reference due";
 	/* The mapping reads only wnd and min_rtt_us: equal state, equal
@@ -870,28 +879,37 @@ static void test_packet_loop_subpacket(void)
  * RTT sample is whole µs, 4 or 5 on the empty path, so one quantum is a
  * fifth of the RTT and two packets of queue (one packet is 0.48 µs);
  * consecutive samples differ by 0 or ±1 µs over ACKs 0.5 µs apart, a
- * gradient of ±2. The same 11 flows at 100 Mbit/s with τ and the path
- * 250 times longer see a µs as a thousandth of the RTT. At the real
- * scale 11 flows must keep 95% of the link, fairly, with at most twice
- * the queue of the scaled run; with the automatic τ (base_rtt_us = 0,
- * whose minimum sample is 4 µs there; pt_tau_ns() adds the quantum: 65%
- * without it) 95% of the link. A lone flow under the paper's law is
- * printed, not checked: it moves about half the link at the real scale
- * (docs/MODULE.md, open). Under PT_VAR_GRAD_BASELINE, whose gradient
- * spans H/4 to H/2 and so several quanta, it must keep 95%.
+ * gradient of ±2. The same flows at 100 Mbit/s with τ and the path 250
+ * times longer see a µs as a thousandth of the RTT; with the instrument
+ * rtt_quantum_us at 250 (and the resolution the glue then gives the law)
+ * they see the real scale's quantum again. 11 flows must keep 95% of the
+ * link, fairly, with at most twice the queue of the scaled run; with the
+ * automatic τ (base_rtt_us = 0, whose minimum sample is 4 µs there;
+ * pt_tau_ns() adds the quantum: 65% without it) 95% of the link. A lone
+ * flow, which differentiated samples 0.5 µs apart before
+ * pt_quantum_ref() (52% of the link at 25 Gbit/s, 14% at 100 Gbit/s,
+ * 52% in the scaled run with the instrument), must keep 95% of it under
+ * the paper's law and under PT_VAR_GRAD_BASELINE (a reference H/4 to H/2
+ * old), at both rates, τ set or automatic, and scaled with the
+ * instrument.
  */
 static void test_packet_loop_real_scale(void)
 {
 	static const struct {
-		u32 mbps, tau_us, nflows, variant;
+		u32 mbps, tau_us, nflows, variant, quantum_us;
 		u64 path_ns;
 		int checks;	/* 0: printed; 1: the link; 2: and queue, Jain */
 	} run[] = {
-		{ 100, 1250, 11, 0, 4640 * 250, 0 },	/* the scaled reference */
-		{ 25000, 5, 11, 0, 4640, 2 },
-		{ 25000, 0, 11, 0, 4640, 1 },
-		{ 25000, 5, 1, 0, 4640, 0 },
-		{ 25000, 5, 1, PT_VAR_GRAD_BASELINE, 4640, 1 },
+		{ 100, 1250, 11, 0, 0, 4640 * 250, 0 },	/* scaled */
+		{ 25000, 5, 11, 0, 0, 4640, 2 },
+		{ 25000, 0, 11, 0, 0, 4640, 1 },
+		{ 25000, 5, 1, 0, 0, 4640, 1 },
+		{ 25000, 0, 1, 0, 0, 4640, 1 },
+		{ 25000, 5, 1, PT_VAR_GRAD_BASELINE, 0, 4640, 1 },
+		{ 100000, 5, 1, 0, 0, 4640, 1 },
+		{ 100, 1250, 11, 0, 250, 4640 * 250, 2 },
+		{ 100, 1250, 1, 0, 250, 4640 * 250, 1 },
+		{ 100, 0, 1, 0, 250, 4640 * 250, 1 },
 	};
 	struct pt_params p = theta();
 	double scaled = 0;
@@ -903,11 +921,13 @@ static void test_packet_loop_real_scale(void)
 		p.line_rate_mbps = run[i].mbps;
 		p.base_rtt_us = run[i].tau_us;
 		p.variant = run[i].variant;
-		r = packet_loop(&p, run[i].nflows, MSS, run[i].path_ns, 1200,
-				300);
-		printf("# %u Mbit/s, tau %u us, %u flows, variant %u: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
+		p.rtt_res_us = pt_max(run[i].quantum_us, 1);	/* glue's */
+		r = packet_loop_q(&p, run[i].nflows, MSS, run[i].path_ns,
+				  run[i].quantum_us, 1200, 300);
+		printf("# %u Mbit/s, tau %u us, %u flows, variant %u, quantum %u us: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
 		       run[i].mbps, run[i].tau_us, run[i].nflows,
-		       run[i].variant, 100 * r.util, r.queue_pkts, r.jain);
+		       run[i].variant, run[i].quantum_us, 100 * r.util,
+		       r.queue_pkts, r.jain);
 		CHECK(!r.overflow, "run %zu: ring overflow", i);
 		if (i == 0)
 			scaled = r.queue_pkts;
@@ -922,6 +942,77 @@ static void test_packet_loop_real_scale(void)
 		      "run %zu: %.1f packets queued, scaled %.1f", i,
 		      r.queue_pkts, scaled);
 	}
+}
+
+/*
+ * The gradient's reference under the paper's law (pt_quantum_ref()),
+ * samples of 1 µs resolution (span 2 µs) and of 250 µs (span 500 µs),
+ * known answers: the previous sample where it is a span old, else the
+ * kept reference, moved to a span before each sample on the line to it.
+ */
+static void test_quantum_ref(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f = { 0 };
+	u64 rtt, t;
+	int i, off = 0;
+
+#define QREF_IS(prev_rtt, prev_t, rtt_ns, now, want_rtt, want_t, \
+		kept_rtt, kept_t) do { \
+	u64 r_ = (prev_rtt), t_ = (prev_t); \
+	pt_quantum_ref(&f, &p, rtt_ns, now, &r_, &t_); \
+	CHECK(r_ == (want_rtt) && t_ == (want_t) && \
+	      f.qref_rtt_ns == (kept_rtt) && f.qref_t_ns == (kept_t), \
+	      "sample %llu at %llu: ref %llu at %llu, kept %llu at %llu", \
+	      (unsigned long long)(rtt_ns), (unsigned long long)(now), \
+	      (unsigned long long)r_, (unsigned long long)t_, \
+	      (unsigned long long)f.qref_rtt_ns, \
+	      (unsigned long long)f.qref_t_ns); \
+} while (0)
+	/* None kept: the previous sample, which is kept */
+	QREF_IS(5000, 1000, 5000, 1500, 5000, 1000, 5000, 1000);
+	/* the previous 500 ns old: the kept one, 1000 ns old: not moved */
+	QREF_IS(5000, 1500, 6000, 2000, 5000, 1000, 5000, 1000);
+	/* 2500 ns old: moved 1/5 of the way to 6000 at 3500, Q16 */
+	QREF_IS(6000, 2000, 6000, 3500, 5000, 1000, 5199, 1500);
+	/* the previous a span (2 µs) old: it, and it is kept */
+	QREF_IS(6000, 3500, 4000, 5500, 6000, 3500, 6000, 3500);
+	QREF_IS(4000, 5500, 4000, 9000, 4000, 5500, 4000, 5500);
+	/* from the future: the previous sample */
+	QREF_IS(4000, 9000, 4000, 8000, 4000, 9000, 4000, 9000);
+	/* 250 µs samples, 120 µs apart: not a span (500 µs) */
+	p.rtt_res_us = 250;
+	memset(&f, 0, sizeof(f));
+	QREF_IS(1250000, 2000000, 1000000, 2120000, 1250000, 2000000,
+		1250000, 2000000);
+	QREF_IS(1000000, 2120000, 1250000, 2240000, 1250000, 2000000,
+		1250000, 2000000);
+	QREF_IS(1250000, 2240000, 1000000, 2600000, 1250000, 2000000,
+		1250000 - ((250000 * ((100000ULL << 16) / 600000)) >> 16),
+		2100000);
+	QREF_IS(1000000, 2600000, 1250000, 3100000, 1000000, 2600000,
+		1000000, 2600000);
+#undef QREF_IS
+
+	/*
+	 * An RTT that ramps, sampled 300 ns apart: the kept reference is on
+	 * the ramp (to the ns), a span behind each sample once moved.
+	 */
+	p.rtt_res_us = 0;	/* 1 µs */
+	memset(&f, 0, sizeof(f));
+	for (i = 1, t = 10000; i < 100 && !off; i++, t += 300) {
+		u64 r = 50000 + t / 4, pt = t - 300, pr = 50000 + pt / 4;
+
+		rtt = r;
+		pt_quantum_ref(&f, &p, rtt, t, &pr, &pt);
+		if (i > 8)
+			off = f.qref_t_ns != t - 2000 ||
+			      f.qref_rtt_ns + 1 < 50000 + f.qref_t_ns / 4 ||
+			      f.qref_rtt_ns > 50000 + f.qref_t_ns / 4;
+	}
+	CHECK(!off, "ramp: sample %d, kept %llu at %llu", i,
+	      (unsigned long long)f.qref_rtt_ns,
+	      (unsigned long long)f.qref_t_ns);
 }
 
 /*
@@ -980,6 +1071,8 @@ static const struct {
 	  test_packet_loop_real_scale },
 	{ "rtt_quantum_us: samples as a clock of the quantum takes them",
 	  test_quantize_rtt },
+	{ "gradient reference: the previous sample, or a span of quanta back",
+	  test_quantum_ref },
 	{ "mapping: floor 1 packet, pacing 5/4 W / tau, capped", test_mapping },
 	{ "mapping: floor 2 once the receiver is seen delaying ACKs",
 	  test_delack_floor },
