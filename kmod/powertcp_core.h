@@ -500,15 +500,20 @@ static inline void pt_grad_ref(struct pt_flow *f, u64 span, u32 rtt_us,
  * PT_VAR_GRAD_BASELINE's (which has its own reference) or
  * PT_VAR_COMPETE's (which goes without).
  */
-static inline void pt_quantum_ref(struct pt_flow *f, const struct pt_params *p,
-				  u64 rtt_ns, u64 now_ns, u64 *ref_rtt,
-				  u64 *ref_t)
+static __always_inline void pt_quantum_ref(struct pt_flow *f,
+					   const struct pt_params *p,
+					   u64 rtt_ns, u64 now_ns, u64 dt,
+					   u64 *ref_rtt, u64 *ref_t)
 {
 	u64 span = PT_RTT_REF_QUANTA * pt_rtt_res_us(p) * 1000;
 	u64 age, w, d;
 
-	/* The previous sample, old enough (or none better): it is kept. */
-	if (now_ns < *ref_t || now_ns - *ref_t >= span || !f->qref_t_ns ||
+	/*
+	 * The previous sample, old enough (or none better): it is kept. @dt
+	 * is its age where it is not in the future; first, as on nearly
+	 * every ACK of a host's 1 µs samples.
+	 */
+	if (dt >= span || now_ns < *ref_t || !f->qref_t_ns ||
 	    now_ns < f->qref_t_ns) {
 		f->qref_t_ns = *ref_t;
 		f->qref_rtt_ns = *ref_rtt;
@@ -666,7 +671,7 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 		pt_grad_ref(f, horizon / 4, (u32)rtt_us, now_ns, &ref_rtt,
 			    &ref_t);
 	else if (!(p->variant & PT_VAR_COMPETE))
-		pt_quantum_ref(f, p, rtt_ns, now_ns, &ref_rtt, &ref_t);
+		pt_quantum_ref(f, p, rtt_ns, now_ns, dt, &ref_rtt, &ref_t);
 	pwr_rtt = rtt_ns;
 	if (p->variant & PT_VAR_QDELAY) {
 		pwr_rtt = pt_qdelay_rtt(rtt_ns, f, tau);

@@ -135,9 +135,8 @@ static __always_inline u32 powertcp_read_params(struct pt_params *p, bool init,
 	p->base_rtt_us = READ_ONCE(powertcp_param_base_rtt_us.val);
 	p->line_rate_mbps = READ_ONCE(powertcp_param_line_rate_mbps.val);
 	p->variant = variants ? READ_ONCE(powertcp_param_variant.val) : 0;
-	/* The samples' resolution: the test instrument's quantum, or 1 µs */
-	p->rtt_res_us = max_t(u32, PT_RTT_QUANTUM_US,
-			      READ_ONCE(powertcp_param_rtt_quantum_us.val));
+	/* The samples' resolution: the test instrument's quantum (0: 1 µs) */
+	p->rtt_res_us = READ_ONCE(powertcp_param_rtt_quantum_us.val);
 	return gen;
 }
 
@@ -325,7 +324,7 @@ static __always_inline void powertcp_ack(struct sock *sk,
 	 */
 	rtt_us = pt_rtt_usable(rs->rtt_us, rs->is_retrans, rs->delivered) ?
 		 rs->rtt_us : -1;
-	quantum = READ_ONCE(powertcp_param_rtt_quantum_us.val);
+	quantum = p.rtt_res_us;
 	if (unlikely(quantum) && rtt_us > 0) {
 		/* The test instrument; within one quantum there is no sample. */
 		rtt_us = pt_quantize_rtt(rtt_us, tp->tcp_clock_cache, quantum);
