@@ -356,7 +356,7 @@ USAGE
                       delayed ACKs, senders with TSO/GSO, every host's NIC
                       moderating its receive interrupts (--rx-usecs)
                       instead of the paper's hosts (one segment an skb,
-                      an ACK a segment, no GRO); netns backend, star only
+                      an ACK a segment, no GRO); netns backend
   --rx-usecs U        with --host-stack: the NICs' receive interrupt
                       moderation in real-time us (ethtool -C rx-usecs),
                       scaled by the time scale like the RTT: a host takes

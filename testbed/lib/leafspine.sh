@@ -22,6 +22,9 @@
 # netem delay line in front of a token bucket at the link rate draining a
 # FIFO of TB_BUFFER_BYTES (tail drop), or with TB_ECN_K_BYTES > 0 a RED
 # step marker at K scaled by the port's rate (K x rate / R), as tb_star.
+# With --host-stack each host's link passes a namespace of its own, its
+# NIC's receive moderation (topology.sh's tb_nic_link), after the leaf's
+# port.
 # Each host's egress is a token bucket at R too (its NIC): a host never
 # sends faster than its link. No delay line on a host's own egress: TCP
 # small queues count a socket's packets until they leave the host, so
@@ -109,8 +112,8 @@ tb_leafspine() {
 			h=$(((l - 1) * hpl + i))
 			ns=$(tb_host "$h")
 			tb_ns_add "$ns" &&
-			tb_link "$ns" eth0 "10.$l.$i.2" "$leaf" "to_h$h" \
-				"10.$l.$i.1" "$mtu" &&
+			tb_nic_link "$ns" eth0 "10.$l.$i.2" "$leaf" "to_h$h" \
+				"10.$l.$i.1" "$mtu" "$(tb_ns "nic$h")" &&
 			ip -n "$ns" route add default via "10.$l.$i.1" \
 				"${TB_RCV_ROUTE_OPTS[@]}" ||
 				tb_die "cannot create host $h"

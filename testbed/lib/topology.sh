@@ -192,38 +192,38 @@ tb_rx_moderation() {
 		tb_die "cannot add the NICs' moderation (netem slot)"
 }
 
-# tb_rcv_link MTU: the receiver's link to the switch's port to_rcv. With
-# the NICs' moderation (--host-stack) through a namespace of its own, the
-# receiver's NIC: a wire (tc mirred both ways, no address, no routing) whose
-# egress towards the receiver is the moderation, after the bottleneck.
-# That egress sends without TSO, so the receiver's veth takes the packets
-# through NAPI and GRO (veth_skb_is_eligible_for_gro()).
-tb_rcv_link() {
-	local mtu=$1 ns=$TB_NIC
+# tb_nic_link NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B MTU NIC_NS: tb_link's
+# link between host NS_A and switch NS_B, with --host-stack's moderation
+# (TB_RX_SLOT_US > 0) through NIC_NS, the host's NIC: a wire (tc mirred
+# both ways, no address, no routing) whose egress towards the host is the
+# moderation, after the switch's port. That egress sends without TSO, so
+# the host's veth takes the packets through NAPI and GRO
+# (veth_skb_is_eligible_for_gro()).
+tb_nic_link() {
+	local mtu=$7 ns=$8
 	if [ "${TB_RX_SLOT_US:-0}" = 0 ]; then
-		tb_link "$TB_RCV" eth0 "$TB_RCV_ADDR" "$TB_SW" \
-			"$TB_BOTTLENECK_DEV" 10.0.0.1 "$mtu"
+		tb_link "$@"
 		return
 	fi
 	modprobe -qa sch_ingress cls_u32 act_mirred 2>/dev/null || true
 	tb_ns_add "$ns" &&
-	ip link add eth0 netns "$ns" mtu "$mtu" type veth peer name \
-		"$TB_BOTTLENECK_DEV" netns "$TB_SW" mtu "$mtu" &&
-	ip link add to_rcv netns "$ns" mtu "$mtu" type veth peer name eth0 \
-		netns "$TB_RCV" mtu "$mtu" &&
-	ip -n "$TB_SW" addr add 10.0.0.1/24 dev "$TB_BOTTLENECK_DEV" &&
-	ip -n "$TB_RCV" addr add "$TB_RCV_ADDR/24" dev eth0 &&
+	ip link add eth0 netns "$ns" mtu "$mtu" type veth peer name "$5" \
+		netns "$4" mtu "$mtu" &&
+	ip link add to_host netns "$ns" mtu "$mtu" type veth peer name "$2" \
+		netns "$1" mtu "$mtu" &&
+	ip -n "$4" addr add "$6/24" dev "$5" &&
+	ip -n "$1" addr add "$3/24" dev "$2" &&
 	tc -n "$ns" -b - <<-TC &&
 		qdisc add dev eth0 ingress
-		filter add dev eth0 ingress u32 match u32 0 0 action mirred egress redirect dev to_rcv
-		qdisc add dev to_rcv ingress
-		filter add dev to_rcv ingress u32 match u32 0 0 action mirred egress redirect dev eth0
+		filter add dev eth0 ingress u32 match u32 0 0 action mirred egress redirect dev to_host
+		qdisc add dev to_host ingress
+		filter add dev to_host ingress u32 match u32 0 0 action mirred egress redirect dev eth0
 	TC
 	tb_ns_defaults "${TB_CC:-cubic}" "$ns" &&
-	tb_nsconf --no-offload to_rcv --up eth0 --up to_rcv "$ns" &&
-	ip -n "$TB_SW" link set "$TB_BOTTLENECK_DEV" up &&
-	ip -n "$TB_RCV" link set eth0 up || return 1
-	tb_rx_moderation "$ns" to_rcv
+	tb_nsconf --no-offload to_host --up eth0 --up to_host "$ns" &&
+	ip -n "$4" link set "$5" up &&
+	ip -n "$1" link set "$2" up || return 1
+	tb_rx_moderation "$ns" to_host
 }
 
 # tb_star N_HOSTS — uses TB_RATE_MBPS, TB_RTT_US, TB_BUFFER_BYTES, TB_MTU,
@@ -235,7 +235,8 @@ tb_star() {
 	tb_ns_add "$TB_SW" && tb_ns_add "$TB_RCV" ||
 		tb_die "cannot create network namespaces"
 	ip netns exec "$TB_SW" sysctl -qw net.ipv4.ip_forward=1
-	tb_rcv_link "$mtu" || tb_die "cannot create the receiver link"
+	tb_nic_link "$TB_RCV" eth0 "$TB_RCV_ADDR" "$TB_SW" "$TB_BOTTLENECK_DEV" \
+		10.0.0.1 "$mtu" "$TB_NIC" || tb_die "cannot create the receiver link"
 	tb_rcv_route_opts
 	ip -n "$TB_RCV" route add default via 10.0.0.1 \
 		"${TB_RCV_ROUTE_OPTS[@]}" ||

@@ -27,10 +27,11 @@ TB_PROG=websearch
 
 LOADS=20,50,80 FLOWS=300 RATE_MBPS=25 UPLINK_MBPS='' LEAVES=2 HPL=4
 PAIRS=any DRAIN_US='' LONE=0 CDF=$ROOT/testbed/websearch/cdf.txt
-TB_NO_OPTS='--no-sample --host-stack --rx-usecs'	# the leaf-spine: not yet
+TB_NO_OPTS=--no-sample
 TB_TAU_HELP="the largest base RTT, cross-leaf: a flow whose RTT
                       is above tau sees power > 1 on an empty network and
-                      starves"
+                      starves; with --host-stack plus 2 x --rx-usecs
+                      scaled, the hosts' moderation"
 
 usage() {
 	cat <<USAGE
@@ -115,7 +116,7 @@ HOSTS=$((LEAVES * HPL))
 PROP_US=$(ls_prop_us "$RTT_US" "$RATE_MBPS" "$MTU")
 [ "$PROP_US" -gt 0 ] || tb_die "--rtt-us: shorter than one MTU at R"
 RTT_CROSS_US=$(ls_rtt_cross "$RTT_US" "$RATE_MBPS" "$UPLINK_MBPS" "$MTU")
-TAU_US=${TAU_US:-$RTT_CROSS_US}
+TAU_US=${TAU_US:-$((RTT_CROSS_US + TB_HOST_US))}
 MAXSIZE=$(awk '!/^#/ && NF == 2 { m = $1 } END { printf "%d", m }' "$CDF")
 DRAIN_US=${DRAIN_US:-$((5 * MAXSIZE * 8 / RATE_MBPS))}
 
