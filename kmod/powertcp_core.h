@@ -505,23 +505,33 @@ static __always_inline void pt_quantum_ref(struct pt_flow *f,
 					   u64 rtt_ns, u64 now_ns, u64 dt,
 					   u64 *ref_rtt, u64 *ref_t)
 {
-	u64 span = PT_RTT_REF_QUANTA * pt_rtt_res_us(p) * 1000;
-	u64 age, w, d;
+	u64 span, age, w, d;
 
 	/*
-	 * The previous sample, old enough (or none better): it is kept. @dt
-	 * is its age where it is not in the future; first, as on nearly
-	 * every ACK of a host's 1 µs samples.
+	 * The previous sample where it is a span old (@dt, its age where it
+	 * is not in the future): first for a host's 1 µs samples, as on
+	 * nearly every ACK below 10 Gbit/s.
 	 */
-	if (dt >= span || now_ns < *ref_t || !f->qref_t_ns ||
-	    now_ns < f->qref_t_ns) {
+	if (dt >= PT_RTT_REF_QUANTA * 1000 && !p->rtt_res_us)
+		return;
+	span = PT_RTT_REF_QUANTA * pt_rtt_res_us(p) * 1000;
+	if (dt >= span || now_ns < *ref_t)
+		return;
+	/*
+	 * Samples closer than a span. None kept over the last two spans
+	 * (the samples came further apart until now): the reference starts
+	 * at the previous sample, and this one's weight in Γ_smooth is at
+	 * most a span's.
+	 */
+	if (!f->qref_t_ns || now_ns < f->qref_t_ns ||
+	    now_ns - f->qref_t_ns >= 2 * span) {
 		f->qref_t_ns = *ref_t;
 		f->qref_rtt_ns = *ref_rtt;
 		return;
 	}
 	*ref_t = f->qref_t_ns;
 	*ref_rtt = f->qref_rtt_ns;
-	age = pt_min(now_ns - f->qref_t_ns, PT_TIME_MAX_NS);
+	age = now_ns - f->qref_t_ns;
 	if (age <= span)
 		return;
 	/* To now - span: w = (age - span)/age of the way, Q16 (< 2^50). */

@@ -113,15 +113,17 @@ static inline void ref_quantum_ref(struct ref_flow *f,
 	u64 span = PT_RTT_REF_QUANTA * pt_rtt_res_us(p) * 1000;
 	u64 age, w, d;
 
-	if (now_ns < *ref_t || now_ns - *ref_t >= span || !f->qref_t_ns ||
-	    now_ns < f->qref_t_ns) {
+	if (now_ns < *ref_t || now_ns - *ref_t >= span)
+		return;
+	if (!f->qref_t_ns || now_ns < f->qref_t_ns ||
+	    now_ns - f->qref_t_ns >= 2 * span) {
 		f->qref_t_ns = *ref_t;
 		f->qref_rtt_ns = *ref_rtt;
 		return;
 	}
 	*ref_t = f->qref_t_ns;
 	*ref_rtt = f->qref_rtt_ns;
-	age = pt_min(now_ns - f->qref_t_ns, PT_TIME_MAX_NS);
+	age = now_ns - f->qref_t_ns;
 	if (age <= span)
 		return;
 	w = ((age - span) << 16) / age;

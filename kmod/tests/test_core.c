@@ -976,11 +976,13 @@ static void test_quantum_ref(void)
 	QREF_IS(5000, 1500, 6000, 2000, 5000, 1000, 5000, 1000);
 	/* 2500 ns old: moved 1/5 of the way to 6000 at 3500, Q16 */
 	QREF_IS(6000, 2000, 6000, 3500, 5000, 1000, 5199, 1500);
-	/* the previous a span (2 µs) old: it, and it is kept */
-	QREF_IS(6000, 3500, 4000, 5500, 6000, 3500, 6000, 3500);
-	QREF_IS(4000, 5500, 4000, 9000, 4000, 5500, 4000, 5500);
+	/* the previous a span (2 µs) old: it; the kept one untouched */
+	QREF_IS(6000, 3500, 4000, 5500, 6000, 3500, 5199, 1500);
+	QREF_IS(4000, 5500, 4000, 9000, 4000, 5500, 5199, 1500);
 	/* from the future: the previous sample */
-	QREF_IS(4000, 9000, 4000, 8000, 4000, 9000, 4000, 9000);
+	QREF_IS(4000, 9000, 4000, 8000, 4000, 9000, 5199, 1500);
+	/* close again, the kept one two spans old: restart at the previous */
+	QREF_IS(4000, 9000, 4500, 9500, 4000, 9000, 4000, 9000);
 	/* 250 µs samples, 120 µs apart: not a span (500 µs) */
 	p.rtt_res_us = 250;
 	memset(&f, 0, sizeof(f));
@@ -991,8 +993,10 @@ static void test_quantum_ref(void)
 	QREF_IS(1250000, 2240000, 1000000, 2600000, 1250000, 2000000,
 		1250000 - ((250000 * ((100000ULL << 16) / 600000)) >> 16),
 		2100000);
+	/* a span apart: the previous sample; the kept one untouched */
 	QREF_IS(1000000, 2600000, 1250000, 3100000, 1000000, 2600000,
-		1000000, 2600000);
+		1250000 - ((250000 * ((100000ULL << 16) / 600000)) >> 16),
+		2100000);
 #undef QREF_IS
 
 	/*
