@@ -87,6 +87,17 @@ static inline u64 div64_u64(u64 a, u64 b)
 }
 #endif
 
+/*
+ * A slow path, out of the ACK path's registers: out of line in the
+ * modules; inline in BPF, whose calls return one register
+ * (pt_quantum_ref() returns two), and in the tests.
+ */
+#ifdef __KERNEL__
+#define pt_slow_path	noinline
+#else
+#define pt_slow_path	__always_inline
+#endif
+
 #define PT_POWER_SHIFT		16
 #define PT_POWER_ONE		BIT_ULL(PT_POWER_SHIFT)
 #define PT_POWER_MAX		(256ULL << PT_POWER_SHIFT)
@@ -500,23 +511,35 @@ static inline void pt_grad_ref(struct pt_flow *f, u64 span, u32 rtt_us,
  * PT_VAR_GRAD_BASELINE's (which has its own reference) or
  * PT_VAR_COMPETE's (which goes without).
  */
-static __always_inline void pt_quantum_ref(struct pt_flow *f,
-					   const struct pt_params *p,
-					   u64 rtt_ns, u64 now_ns, u64 dt,
-					   u64 *ref_rtt, u64 *ref_t)
-{
-	u64 span, age, w, d;
+struct pt_sample {
+	u64 rtt_ns;
+	u64 t_ns;
+};
 
-	/*
-	 * The previous sample where it is a span old (@dt, its age where it
-	 * is not in the future): first for a host's 1 µs samples, as on
-	 * nearly every ACK below 10 Gbit/s.
-	 */
-	if (dt >= PT_RTT_REF_QUANTA * 1000 && !p->rtt_res_us)
-		return;
-	span = PT_RTT_REF_QUANTA * pt_rtt_res_us(p) * 1000;
-	if (dt >= span || now_ns < *ref_t)
-		return;
+/* pt_on_rtt()'s test: are samples @dt apart closer than a span? */
+static __always_inline int pt_quantum_close(const struct pt_params *p,
+					    u64 dt)
+{
+	/* A constant first, for a host's 1 µs samples (nearly every ACK) */
+	return dt < PT_RTT_REF_QUANTA * 1000 || p->rtt_res_us;
+}
+
+/*
+ * The reference for a sample at @now_ns whose previous one @prev is less
+ * than two default resolutions old, or is any age with a coarser
+ * resolution (pt_quantum_close()).
+ */
+static pt_slow_path struct pt_sample
+pt_quantum_ref(struct pt_flow *f, const struct pt_params *p, u64 rtt_ns,
+	       u64 now_ns, u64 dt, struct pt_sample prev)
+{
+	u64 span = PT_RTT_REF_QUANTA * pt_rtt_res_us(p) * 1000;
+	struct pt_sample ref = { f->qref_rtt_ns, f->qref_t_ns };
+	u64 age, w, d;
+
+	/* The previous sample where it is a span old (or in the future) */
+	if (dt >= span || now_ns < prev.t_ns)
+		return prev;
 	/*
 	 * Samples closer than a span. None kept over the last two spans
 	 * (the samples came further apart until now): the reference starts
@@ -525,15 +548,13 @@ static __always_inline void pt_quantum_ref(struct pt_flow *f,
 	 */
 	if (!f->qref_t_ns || now_ns < f->qref_t_ns ||
 	    now_ns - f->qref_t_ns >= 2 * span) {
-		f->qref_t_ns = *ref_t;
-		f->qref_rtt_ns = *ref_rtt;
-		return;
+		f->qref_t_ns = prev.t_ns;
+		f->qref_rtt_ns = prev.rtt_ns;
+		return prev;
 	}
-	*ref_t = f->qref_t_ns;
-	*ref_rtt = f->qref_rtt_ns;
 	age = now_ns - f->qref_t_ns;
 	if (age <= span)
-		return;
+		return ref;
 	/* To now - span: w = (age - span)/age of the way, Q16 (< 2^50). */
 	w = div64_u64((age - span) << 16, age);
 	if (rtt_ns >= f->qref_rtt_ns) {		/* RTTs < 2^35 */
@@ -544,6 +565,7 @@ static __always_inline void pt_quantum_ref(struct pt_flow *f,
 		f->qref_rtt_ns -= (d * w) >> 16;
 	}
 	f->qref_t_ns = now_ns - span;
+	return ref;
 }
 
 /* PT_VAR_QDELAY: τ plus the queueing delay in @rtt_ns (all < 2^35). */
@@ -680,8 +702,14 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 	if (p->variant & PT_VAR_GRAD_BASELINE)
 		pt_grad_ref(f, horizon / 4, (u32)rtt_us, now_ns, &ref_rtt,
 			    &ref_t);
-	else if (!(p->variant & PT_VAR_COMPETE))
-		pt_quantum_ref(f, p, rtt_ns, now_ns, dt, &ref_rtt, &ref_t);
+	else if (!(p->variant & PT_VAR_COMPETE) && pt_quantum_close(p, dt)) {
+		struct pt_sample r = pt_quantum_ref(f, p, rtt_ns, now_ns, dt,
+						    (struct pt_sample){
+							ref_rtt, ref_t });
+
+		ref_rtt = r.rtt_ns;
+		ref_t = r.t_ns;
+	}
 	pwr_rtt = rtt_ns;
 	if (p->variant & PT_VAR_QDELAY) {
 		pwr_rtt = pt_qdelay_rtt(rtt_ns, f, tau);

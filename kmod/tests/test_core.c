@@ -957,15 +957,19 @@ static void test_quantum_ref(void)
 	u64 rtt, t;
 	int i, off = 0;
 
-#define QREF_IS(prev_rtt, prev_t, rtt_ns, now, want_rtt, want_t, \
+#define QREF_IS(prev_rtt, prev_t, rtt, now, want_rtt, want_t, \
 		kept_rtt, kept_t) do { \
 	u64 r_ = (prev_rtt), t_ = (prev_t); \
 	u64 dt_ = (now) > t_ ? (now) - t_ : 1;	/* as pt_on_rtt() */ \
-	pt_quantum_ref(&f, &p, rtt_ns, now, dt_, &r_, &t_); \
+	struct pt_sample s_ = { r_, t_ }; \
+	if (pt_quantum_close(&p, dt_)) \
+		s_ = pt_quantum_ref(&f, &p, rtt, now, dt_, s_); \
+	r_ = s_.rtt_ns; \
+	t_ = s_.t_ns; \
 	CHECK(r_ == (want_rtt) && t_ == (want_t) && \
 	      f.qref_rtt_ns == (kept_rtt) && f.qref_t_ns == (kept_t), \
 	      "sample %llu at %llu: ref %llu at %llu, kept %llu at %llu", \
-	      (unsigned long long)(rtt_ns), (unsigned long long)(now), \
+	      (unsigned long long)(rtt), (unsigned long long)(now), \
 	      (unsigned long long)r_, (unsigned long long)t_, \
 	      (unsigned long long)f.qref_rtt_ns, \
 	      (unsigned long long)f.qref_t_ns); \
@@ -1009,7 +1013,8 @@ static void test_quantum_ref(void)
 		u64 r = 50000 + t / 4, pt = t - 300, pr = 50000 + pt / 4;
 
 		rtt = r;
-		pt_quantum_ref(&f, &p, rtt, t, 300, &pr, &pt);
+		pt_quantum_ref(&f, &p, rtt, t, 300,
+			       (struct pt_sample){ pr, pt });
 		if (i > 8)
 			off = f.qref_t_ns != t - 2000 ||
 			      f.qref_rtt_ns + 1 < 50000 + f.qref_t_ns / 4 ||
