@@ -111,12 +111,13 @@ struct powertcp_sock {
 /*
  * The parameters, and their generation read before them (powertcp_gen).
  * init_rate_ppm only at init (@init), as only pt_flow_init() reads it;
- * the variant mask only where @variants, else variant 0, a constant (see
- * powertcp_cong_control()). Inlined, as powertcp_apply(): both run on
- * every ACK.
+ * the variant mask only where @variants, else variant 0, a constant, and
+ * the test instrument rtt_quantum_us only where @instrument, else off
+ * (see powertcp_cong_control()). Inlined, as powertcp_apply(): both run
+ * on every ACK.
  */
 static __always_inline u32 powertcp_read_params(struct pt_params *p, bool init,
-						bool variants)
+						bool variants, bool instrument)
 {
 	u32 gen = READ_ONCE(powertcp_gen);
 
@@ -136,7 +137,8 @@ static __always_inline u32 powertcp_read_params(struct pt_params *p, bool init,
 	p->line_rate_mbps = READ_ONCE(powertcp_param_line_rate_mbps.val);
 	p->variant = variants ? READ_ONCE(powertcp_param_variant.val) : 0;
 	/* The samples' resolution: the test instrument's quantum (0: 1 µs) */
-	p->rtt_res_us = READ_ONCE(powertcp_param_rtt_quantum_us.val);
+	p->rtt_res_us = instrument ?
+			READ_ONCE(powertcp_param_rtt_quantum_us.val) : 0;
 	return gen;
 }
 
@@ -263,7 +265,8 @@ static void powertcp_init(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct powertcp_sock *ca = inet_csk_ca(sk);
 	struct pt_params p;
-	u32 gen = powertcp_read_params(&p, true, PT_PARAM_DEF(MAX_VARIANT));
+	u32 gen = powertcp_read_params(&p, true, PT_PARAM_DEF(MAX_VARIANT),
+				       true);
 	bool line_auto = powertcp_line_rate(sk, &p);
 
 	pt_flow_init(&ca->flow, &p, gen, tcp_snd_cwnd(tp),
@@ -297,12 +300,14 @@ static void powertcp_set_state(struct sock *sk, u8 new_state)
 
 /*
  * One ACK, under the law's variant mask where @variants, else under
- * variant 0, the paper's law: a constant, with which the compiler drops
- * every variant's test. Inlined twice (powertcp_cong_control()).
+ * variant 0, the paper's law, and with the test instrument where
+ * @instrument, else without: constants, with which the compiler drops
+ * every variant's test and the instrument's. Inlined twice
+ * (powertcp_cong_control()).
  */
 static __always_inline void powertcp_ack(struct sock *sk,
 					 const struct rate_sample *rs,
-					 bool variants)
+					 bool variants, bool instrument)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct powertcp_sock *ca = inet_csk_ca(sk);
@@ -316,7 +321,7 @@ static __always_inline void powertcp_ack(struct sock *sk,
 	long rtt_us;
 	u32 gen, quantum;
 
-	gen = powertcp_read_params(&p, false, variants);
+	gen = powertcp_read_params(&p, false, variants, instrument);
 	line_auto = powertcp_line_rate(sk, &p);
 	/*
 	 * An ACK without a µs RTT sample (pt_rtt_usable()) keeps the last
@@ -359,24 +364,20 @@ static __always_inline void powertcp_ack(struct sock *sk,
 				   READ_ONCE(powertcp_param_tso_permille.val));
 }
 
-/* PowerTCP-evo's two ACK paths: the paper's law, and its variants. */
-static noinline void powertcp_ack_law(struct sock *sk,
-				      const struct rate_sample *rs)
-{
-	powertcp_ack(sk, rs, false);
-}
-
+/*
+ * The ACK path of the variants (PowerTCP-evo's; θ-PowerTCP has only
+ * variant 0) and of the test instrument rtt_quantum_us: out of line.
+ */
 static noinline void powertcp_ack_variants(struct sock *sk,
 					   const struct rate_sample *rs)
 {
-	powertcp_ack(sk, rs, true);
+	powertcp_ack(sk, rs, PT_PARAM_DEF(MAX_VARIANT) != 0, true);
 }
 
 /*
- * The paper's law, variant 0, has an ACK path of its own, compiled with
- * the variant a constant: PowerTCP-evo's variant tests cost it nothing
- * while no variant is set. θ-PowerTCP has only that path, inlined here
- * (PT_THETA_MAX_VARIANT is 0).
+ * The paper's law, variant 0 without the instrument, has an ACK path of
+ * its own, inlined here and compiled with both constants: the variants'
+ * tests and the instrument's cost it nothing while neither is set.
  */
 static void powertcp_cong_control(struct sock *sk,
 				  const struct rate_sample *rs)
@@ -386,12 +387,13 @@ static void powertcp_cong_control(struct sock *sk,
 	/* The SYN-ACK is acked before init runs on an active open. */
 	if (unlikely(!ca->flow.wnd))
 		return;
-	if (!PT_PARAM_DEF(MAX_VARIANT))
-		powertcp_ack(sk, rs, false);
-	else if (READ_ONCE(powertcp_param_variant.val))
+	if (unlikely(READ_ONCE(powertcp_param_rtt_quantum_us.val) |
+		     (PT_PARAM_DEF(MAX_VARIANT) ?
+		      READ_ONCE(powertcp_param_variant.val) : 0))) {
 		powertcp_ack_variants(sk, rs);
-	else
-		powertcp_ack_law(sk, rs);
+		return;
+	}
+	powertcp_ack(sk, rs, false, false);
 }
 
 POWERTCP_CONG_CONTROL(powertcp_cong_control_hook, powertcp_cong_control)
