@@ -486,6 +486,12 @@ static inline void pt_grad_ref(struct pt_flow *f, u64 span, u32 rtt_us,
 	}
 }
 
+/* An RTT sample, ns, and its time */
+struct pt_sample {
+	u64 rtt_ns;
+	u64 t_ns;
+};
+
 /*
  * The sample to differentiate against under the other variants (the
  * paper's law among them): the previous one where it is at least a span
@@ -511,11 +517,6 @@ static inline void pt_grad_ref(struct pt_flow *f, u64 span, u32 rtt_us,
  * PT_VAR_GRAD_BASELINE's (which has its own reference) or
  * PT_VAR_COMPETE's (which goes without).
  */
-struct pt_sample {
-	u64 rtt_ns;
-	u64 t_ns;
-};
-
 /* pt_on_rtt()'s test: are samples @dt apart closer than a span? */
 static __always_inline int pt_quantum_close(const struct pt_params *p,
 					    u64 dt)
@@ -527,7 +528,8 @@ static __always_inline int pt_quantum_close(const struct pt_params *p,
 /*
  * The reference for a sample at @now_ns whose previous one @prev is less
  * than two default resolutions old, or is any age with a coarser
- * resolution (pt_quantum_close()).
+ * resolution (pt_quantum_close()). It starts at the previous sample
+ * where none was kept over the last two spans.
  */
 static pt_slow_path struct pt_sample
 pt_quantum_ref(struct pt_flow *f, const struct pt_params *p, u64 rtt_ns,
