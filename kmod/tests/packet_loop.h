@@ -16,6 +16,14 @@
  * a path samples 4 or 5, a fifth of the RTT; in a testbed scaled to
  * 100 Mbit/s a µs is a thousandth.
  *
+ * With a moderation @slot_ns the hosts' NICs moderate their receive
+ * interrupts as the testbed's --host-stack emulates them (a netem slot):
+ * what reaches a NIC within @slot_ns of the first packet after a quiet
+ * spell is taken in at once, the receiver's for all flows and each
+ * sender's for its own ACKs, and GRO merges a flow's segments of one
+ * batch into one skb, ACKed once with the RTT sample of its newest
+ * segment, as the kernel takes rate_sample.rtt_us.
+ *
  * The flows start together (flow i at i serialization times) at
  * pt_flow_init()'s initial rate, the kernel's initial window of 10. Time
  * runs in steps of a tenth of a serialization time or 1 µs, the shorter.
@@ -32,6 +40,10 @@ struct pl_flow {
 	struct pt_flow f;
 	u64 sent_ns[PL_RING];	/* per segment in flight: sent, */
 	u64 acked_ns[PL_RING];	/* and its ACK back at the sender */
+	u8 sample[PL_RING];	/* its ACK carries the RTT sample */
+	u64 batch_ns;		/* the receiver's batch of the last segment */
+	u32 batch_k;		/* and its ring slot */
+	u64 ack_slot_ns;	/* the end of the sender's NIC batch */
 	u64 wstamp_ns;		/* tcp_wstamp_ns: next departure */
 	u64 srtt_us;
 	u64 rate;		/* sk_pacing_rate, bytes/s */
@@ -56,11 +68,13 @@ static inline void pl_ack(struct pl_flow *x, const struct pt_params *p,
 			  u32 mss, u32 quantum_us, u64 now)
 {
 	u32 k = x->snd_una % PL_RING;
-	u64 rtt_us = now / 1000 - x->sent_ns[k] / 1000;
+	u64 rtt_us = x->sample[k] ? now / 1000 - x->sent_ns[k] / 1000 : 0;
 	u32 prior = x->snd_nxt - x->snd_una;
 
 	x->snd_una++;
-	x->srtt_us = x->srtt_us ? (7 * x->srtt_us + rtt_us) / 8 : rtt_us;
+	if (rtt_us)
+		x->srtt_us = x->srtt_us ? (7 * x->srtt_us + rtt_us) / 8 :
+			     rtt_us;
 	/* The instrument, as the glue applies it: to the law's sample only */
 	rtt_us = pt_quantize_rtt(rtt_us, now, quantum_us);
 	if (rtt_us) {
@@ -74,6 +88,36 @@ static inline void pl_ack(struct pl_flow *x, const struct pt_params *p,
 	}
 	x->cwnd = pt_cwnd_pkts(&x->f, p, x->srtt_us, pt_cwnd_min(&x->f));
 	x->rate = pt_sk_pacing_rate(&x->f, p, mss);
+}
+
+/*
+ * A NIC's moderation: a packet at @t is taken in at the end of the batch
+ * it joins, or opens one that ends @slot later.
+ */
+static inline u64 pl_nic(u64 *batch_end, u64 t, u64 slot)
+{
+	if (!slot)
+		return t;
+	if (t > *batch_end)
+		*batch_end = t + slot;
+	return *batch_end;
+}
+
+/*
+ * Segment @k of @x leaves the bottleneck at @t: when its ACK (or the one
+ * that covers it) reaches the sender, and whether it carries the sample.
+ */
+static inline void pl_deliver(struct pl_flow *x, u32 k, u64 t, u64 prop,
+			      u64 slot, u64 *rx_batch)
+{
+	u64 rx = pl_nic(rx_batch, t, slot);
+
+	x->sample[k] = 1;
+	if (slot && x->batch_ns == rx && x->snd_nxt > x->snd_una)
+		x->sample[x->batch_k] = 0;	/* GRO: the newest's */
+	x->batch_ns = rx;
+	x->batch_k = k;
+	x->acked_ns[k] = pl_nic(&x->ack_slot_ns, rx + prop, slot);
 }
 
 /* The departure after one at @now: tcp_update_skb_after_send(). */
@@ -96,12 +140,13 @@ static inline void pl_paced(struct pl_flow *x, u64 now)
  * is @path_ns (0: τ, which must then be set); measure over the base RTTs
  * from @from_taus on. With @quantum_us the law's samples are taken as the
  * modules' rtt_quantum_us takes them (pt_quantize_rtt(); p->rtt_res_us
- * is the caller's to set, as the glue sets it).
+ * is the caller's to set, as the glue sets it); @slot_ns is the NICs'
+ * moderation (0: none).
  */
 static inline struct pl_result packet_loop_q(const struct pt_params *p,
 					     int nflows, u32 mss, u64 path_ns,
-					     u32 quantum_us, int taus,
-					     int from_taus)
+					     u32 quantum_us, u64 slot_ns,
+					     int taus, int from_taus)
 {
 	static struct pl_flow fl[PL_MAX_FLOWS];
 	u64 tau = (u64)p->base_rtt_us * 1000;
@@ -109,7 +154,7 @@ static inline struct pl_result packet_loop_q(const struct pt_params *p,
 	u64 step = pt_clamp(ser / 10, 1, 1000);
 	u64 path = path_ns ? path_ns : tau, prop = path - ser;
 	u64 from = from_taus * path, end = taus * path;
-	u64 link_free = 0, busy = 0, queued = 0, steps = 0, now;
+	u64 link_free = 0, busy = 0, queued = 0, steps = 0, now, rx_batch = 0;
 	double sum = 0, sum2 = 0;
 	struct pl_result r = { 0 };
 	int i;
@@ -144,7 +189,8 @@ static inline struct pl_result packet_loop_q(const struct pt_params *p,
 				if (start >= from && start < end)
 					busy += ser;
 				x->sent_ns[k] = now;
-				x->acked_ns[k] = link_free + prop;
+				pl_deliver(x, k, link_free, prop, slot_ns,
+					   &rx_batch);
 				x->snd_nxt++;
 				pl_paced(x, now);
 			}
@@ -174,7 +220,7 @@ static inline struct pl_result packet_loop(const struct pt_params *p,
 					   int nflows, u32 mss, u64 path_ns,
 					   int taus, int from_taus)
 {
-	return packet_loop_q(p, nflows, mss, path_ns, 0, taus, from_taus);
+	return packet_loop_q(p, nflows, mss, path_ns, 0, 0, taus, from_taus);
 }
 
 #endif

@@ -921,9 +921,9 @@ static void test_packet_loop_real_scale(void)
 		p.line_rate_mbps = run[i].mbps;
 		p.base_rtt_us = run[i].tau_us;
 		p.variant = run[i].variant;
-		p.rtt_res_us = pt_max(run[i].quantum_us, 1);	/* glue's */
+		p.rtt_res_us = run[i].quantum_us;	/* as the glue sets it */
 		r = packet_loop_q(&p, run[i].nflows, MSS, run[i].path_ns,
-				  run[i].quantum_us, 1200, 300);
+				  run[i].quantum_us, 0, 1200, 300);
 		printf("# %u Mbit/s, tau %u us, %u flows, variant %u, quantum %u us: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
 		       run[i].mbps, run[i].tau_us, run[i].nflows,
 		       run[i].variant, run[i].quantum_us, 100 * r.util,
@@ -941,6 +941,39 @@ static void test_packet_loop_real_scale(void)
 		CHECK(r.queue_pkts <= 2 * scaled,
 		      "run %zu: %.1f packets queued, scaled %.1f", i,
 		      r.queue_pkts, scaled);
+	}
+}
+
+/*
+ * Hosts whose NICs moderate their receive interrupts, as the testbed's
+ * --host-stack emulates them: 1 µs at the paper's scale, 250 µs at
+ * 100 Mbit/s, τ the base RTT and both NICs' moderation, what a lone
+ * packet sees (docs/TESTBED.md, "The host-stack profile"). The link
+ * holds, alone and shared. Fairness is printed, not checked: the flow
+ * that owns more of a batch's segments samples, through GRO's newest
+ * segment, less of the moderation, reads a lower RTT and keeps more of
+ * the link (Jain 0.61 for 2 flows here, 0.84-0.87 for 3 and 4; the
+ * testbed's fairness runs 0.91-0.95 in their two-flow phases:
+ * docs/EVOLUTION.md, "A standing RTT for hosts that moderate
+ * interrupts").
+ */
+static void test_packet_loop_moderation(void)
+{
+	static const u32 n[] = { 1, 2, 3, 4, 11 };
+	const u64 slot = 250 * US, path = 1160 * US;
+	struct pt_params p = theta();
+	size_t i;
+
+	p.base_rtt_us = (path + 2 * slot) / US;
+	for (i = 0; i < ARRAY_SIZE(n); i++) {
+		struct pl_result r = packet_loop_q(&p, n[i], MSS, path, 0, slot,
+						   1200, 300);
+
+		printf("# moderation 250 us, %u flows: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
+		       n[i], 100 * r.util, r.queue_pkts, r.jain);
+		CHECK(!r.overflow, "%u flows: ring overflow", n[i]);
+		CHECK(r.util >= 0.95, "%u flows: %.1f%% of the link", n[i],
+		      100 * r.util);
 	}
 }
 
@@ -1079,6 +1112,8 @@ static const struct {
 	  test_packet_loop_subpacket },
 	{ "packet model at 25 Gbit/s, 4.64 us, whole-us RTT samples",
 	  test_packet_loop_real_scale },
+	{ "packet model: NICs that moderate interrupts, GRO's newest sample",
+	  test_packet_loop_moderation },
 	{ "rtt_quantum_us: samples as a clock of the quantum takes them",
 	  test_quantize_rtt },
 	{ "gradient reference: the previous sample, or a span of quanta back",
