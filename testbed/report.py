@@ -54,7 +54,9 @@ outdir = "results"	# OUT_DIR, where RESULTS.md and img/ are written
 PER_ALG = ("algorithm", "algorithm_spec", "module", "ecn_k_bytes", "qdisc",
            "kernel")
 # Experiments run once per seed (ALG/seed-S/); the seed is then per run.
-SEEDED = ("incast", "incast-sweep", "fairness", "coexist", "coexist-compete")
+SEEDED = ("incast", "incast-sweep", "fairness", "coexist", "coexist-compete",
+          "incast-host-stack", "fairness-host-stack", "incast-quantized",
+          "fairness-quantized")
 
 
 def doc_link(name, anchor=None):
@@ -67,7 +69,35 @@ def doc_link(name, anchor=None):
 
 # Results of an experiment's own script run another way, reported apart:
 # their folder under the results and the experiment they are of.
-VARIANT_OF = {"coexist-compete": "coexist"}
+VARIANT_OF = {"coexist-compete": "coexist",
+              "incast-host-stack": "incast", "fairness-host-stack": "fairness",
+              "incast-quantized": "incast", "fairness-quantized": "fairness"}
+# What the variant's runs had that the experiment's do not (their command,
+# in the "Made by" line, says how).
+VARIANT_TEXT = {
+    "incast-host-stack": "Hosts of the host-stack profile (--host-stack: GRO,"
+    " delayed ACKs, TSO, the NICs' interrupt moderation; %s).",
+    "fairness-host-stack": "Hosts of the host-stack profile (--host-stack:"
+    " GRO, delayed ACKs, TSO, the NICs' interrupt moderation; %s).",
+    "incast-quantized": "The law's RTT samples in whole multiples of"
+    " rtt_quantum_us, the real scale's resolution (%s).",
+    "fairness-quantized": "The law's RTT samples in whole multiples of"
+    " rtt_quantum_us, the real scale's resolution (%s).",
+}
+VARIANT_DOC = {"incast-host-stack": ("TESTBED.md", "the-host-stack-profile"),
+               "fairness-host-stack": ("TESTBED.md",
+                                       "the-host-stack-profile"),
+               "incast-quantized": ("MODULE.md", "a-test-instrument-the-"
+                                    "sample-resolution-at-real-scale"),
+               "fairness-quantized": ("MODULE.md", "a-test-instrument-the-"
+                                      "sample-resolution-at-real-scale")}
+
+
+def variant_note(exp):
+    """A variant's line under its title: what its runs had."""
+    if exp in VARIANT_TEXT:
+        w(VARIANT_TEXT[exp] % doc_link(*VARIANT_DOC[exp]))
+        w("")
 
 
 def img_name(exp, png):
@@ -230,12 +260,13 @@ def old_layout(exp):
     w("")
 
 
-def incast(doc):
-    w(TITLES["incast"])
+def incast(doc, exp="incast"):
+    w(TITLES[exp])
     w("")
-    how_made("incast")
+    variant_note(exp)
+    how_made(exp)
     if not isinstance(doc, dict):
-        old_layout("incast")
+        old_layout(exp)
         return
     algs, seeds = doc["algorithms"], doc["seeds"]
     p = doc["runs"][0]["params"]
@@ -286,9 +317,11 @@ def incast(doc):
     w("queue did not go below one BDP in that many seeds (the others'")
     w("spread is given).")
     w("")
-    w("![queue and throughput around the incast](img/incast.png)")
+    w("![queue and throughput around the incast](img/%s)"
+      % img_name(exp, "incast.png"))
     w("")
-    w("![CDF of the queue after the incast](img/incast_cdf.png)")
+    w("![CDF of the queue after the incast](img/%s)"
+      % img_name(exp, "incast_cdf.png"))
     w("")
     w("The plots show seed %d (the CDF: every seed, seed %d bold)."
       % (seeds[0], seeds[0]))
@@ -298,7 +331,7 @@ def incast(doc):
       ", ".join("%s %d Mbit/s" % (a["algorithm"], a["headroom_mbps"]["min"])
                 for a in algs) + ".")
     w("")
-    samp = os.path.join(root, "incast", "sampling.json")
+    samp = os.path.join(root, exp, "sampling.json")
     if os.path.exists(samp):
         with open(samp) as f:
             sm = json.load(f)
@@ -320,7 +353,7 @@ def incast(doc):
     w("")
     w("### Parameters of this run")
     w("")
-    params_block("incast")
+    params_block(exp)
 
 
 def incast_sweep(doc):
@@ -400,19 +433,20 @@ def incast_sweep(doc):
     params_block("incast-sweep")
 
 
-def fairness(doc):
-    w(TITLES["fairness"])
+def fairness(doc, exp="fairness"):
+    w(TITLES[exp])
     w("")
-    how_made("fairness")
+    variant_note(exp)
+    how_made(exp)
     if not isinstance(doc, dict):
-        old_layout("fairness")
+        old_layout(exp)
         return
     seeds, rows, goals = doc["seeds"], doc["phases"], doc["algorithms"]
     algs = [g["algorithm"] for g in goals]
     phases = sorted({r["phase"] for r in rows})
     by = {(r["algorithm"], r["phase"]): r for r in rows}
     flows = [by[(algs[0], k)]["flows"] for k in phases]
-    p = next(iter(all_params("fairness").values()), {})
+    p = next(iter(all_params(exp).values()), {})
     if any(g["n_seeds"] > 1 for g in goals):
         w("Every algorithm ran with %s, each run in its own guest; each"
           % seeds_text(seeds))
@@ -493,7 +527,8 @@ def fairness(doc):
                 "" if st["flow"] is None else
                 " (%d, %d, %d)" % (st["seed"], st["phase"], st["flow"]))))
     w("")
-    w("![per-flow throughput over time](img/fairness.png)")
+    w("![per-flow throughput over time](img/%s)"
+      % img_name(exp, "fairness.png"))
     w("")
     w("The plot shows seed %d; over each phase its Jain index and, in"
       % seeds[0])
@@ -506,7 +541,7 @@ def fairness(doc):
         w("(%s: where the testbed departs from the paper)."
           % doc_link("TESTBED.md"))
         w("")
-    params_block("fairness")
+    params_block(exp)
 
 
 def websearch(rows):
@@ -750,6 +785,10 @@ TITLES = {"incast": "## 10:1 incast",
           "websearch": "## Web search", "coexist": "## Next to other algorithms",
           "coexist-compete": "## Next to other algorithms: PowerTCP-evo's"
           " competitive mode",
+          "incast-host-stack": "## 10:1 incast on a default host stack",
+          "fairness-host-stack": "## Fairness on a default host stack",
+          "incast-quantized": "## 10:1 incast with whole-µs RTT samples",
+          "fairness-quantized": "## Fairness with whole-µs RTT samples",
           "bench-ack": "## Per-ACK cost"}
 
 
@@ -811,6 +850,14 @@ def main():
                     ("websearch", websearch), ("coexist", coexist),
                     ("coexist-compete",
                      lambda doc: coexist(doc, "coexist-compete")),
+                    ("incast-host-stack",
+                     lambda doc: incast(doc, "incast-host-stack")),
+                    ("fairness-host-stack",
+                     lambda doc: fairness(doc, "fairness-host-stack")),
+                    ("incast-quantized",
+                     lambda doc: incast(doc, "incast-quantized")),
+                    ("fairness-quantized",
+                     lambda doc: fairness(doc, "fairness-quantized")),
                     ("bench-ack", bench_ack)):
         doc = load(exp)
         if doc:
