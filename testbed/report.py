@@ -143,6 +143,20 @@ out = []
 w = out.append
 
 
+def command_text(cmd, exp):
+    """run.json's @cmd as a shell line, its --out the folder the report
+    reads @exp's results from (a run's output may have been moved there;
+    where it went does not change what it measured)."""
+    cmd = list(cmd)
+    for i, arg in enumerate(cmd[:-1]):
+        if arg == "--":
+            break
+        if arg == "--out":
+            cmd[i + 1] = os.path.join(os.path.basename(root.rstrip("/")) or
+                                      root, exp)
+    return " ".join(cmd)
+
+
 def how_made(exp):
     """How the experiment's results were produced, from run.json."""
     path = os.path.join(root, exp, "run.json")
@@ -158,7 +172,7 @@ def how_made(exp):
              "in QEMU guests (kernel %s) under -icount" % r["kernel"])
     commit = r.get("commit") or "an unknown commit"
     w("Made by `%s` %s, on %s, from commit %s%s." % (
-        " ".join(r["command"]), where, r.get("date", "an unrecorded date"),
+        command_text(r["command"], exp), where, r.get("date", "an unrecorded date"),
         commit[:12], " with local changes" if r.get("modified") else ""))
     w("")
 
