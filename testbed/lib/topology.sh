@@ -21,7 +21,11 @@
 # bottleneck.
 # The receiver ACKs every segment (route quickack), as the paper's hosts do:
 # Linux's 40 ms delayed-ACK timer would otherwise dwarf a 1 ms base RTT
-# (--delayed-acks: it does not, tb_rcv_route_opts).
+# (--delayed-acks: it does not, tb_rcv_route_opts). With --host-stack the
+# hosts are default Linux hosts (GRO, delayed ACKs, TSO), and their NICs
+# moderate interrupts: the receiver's in a namespace of its own between
+# the bottleneck and the receiver (TB_NIC, tb_nic_link), the senders' on
+# the switch's ports towards them (tb_rx_moderation).
 #
 # Addresses: receiver 10.0.0.2, host i 10.0.i.2 (i up to 255; host 256 is
 # 10.1.0.2: tb_host_net), the switch .1 of each host's /24.
