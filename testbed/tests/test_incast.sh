@@ -128,10 +128,12 @@ while time.monotonic() < end:
     except socket.timeout:
         continue
     ip_len = struct.unpack("!H", f[16:18])[0]   # 14 B Ethernet first
-    if f[23] != 6 or ip_len <= 52:              # TCP with data only
+    ihl = (f[14] & 15) * 4
+    data = ip_len - ihl - (f[14 + ihl + 12] >> 4) * 4
+    if f[23] != 6 or data <= 0:                 # TCP with data only
         continue
     frames += 1
-    segs += (ip_len + 1447) // 1448
+    segs += (data + 1447) // 1448
     merged += len(f) > 1514
 print(frames, merged, segs)
 PY
