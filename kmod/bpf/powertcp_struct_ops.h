@@ -112,7 +112,7 @@ static __always_inline bool pt_read_params(struct pt_params *p, __u32 *gen)
 	if (!v)
 		return false;
 	*p = *v;
-	p->rtt_res_us = PT_RTT_QUANTUM_US;	/* no rtt_quantum_us here */
+	p->rtt_res_us = 0;	/* 1 µs: no rtt_quantum_us here */
 	return true;
 }
 
