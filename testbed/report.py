@@ -73,30 +73,25 @@ VARIANT_OF = {"coexist-compete": "coexist",
               "incast-host-stack": "incast", "fairness-host-stack": "fairness",
               "incast-quantized": "incast", "fairness-quantized": "fairness"}
 # What the variant's runs had that the experiment's do not (their command,
-# in the "Made by" line, says how).
-VARIANT_TEXT = {
-    "incast-host-stack": "Hosts of the host-stack profile (--host-stack: GRO,"
-    " delayed ACKs, TSO, the NICs' interrupt moderation; %s).",
-    "fairness-host-stack": "Hosts of the host-stack profile (--host-stack:"
-    " GRO, delayed ACKs, TSO, the NICs' interrupt moderation; %s).",
-    "incast-quantized": "The law's RTT samples in whole multiples of"
-    " rtt_quantum_us, the real scale's resolution (%s).",
-    "fairness-quantized": "The law's RTT samples in whole multiples of"
-    " rtt_quantum_us, the real scale's resolution (%s).",
-}
-VARIANT_DOC = {"incast-host-stack": ("TESTBED.md", "the-host-stack-profile"),
-               "fairness-host-stack": ("TESTBED.md",
-                                       "the-host-stack-profile"),
-               "incast-quantized": ("MODULE.md", "a-test-instrument-the-"
-                                    "sample-resolution-at-real-scale"),
-               "fairness-quantized": ("MODULE.md", "a-test-instrument-the-"
-                                      "sample-resolution-at-real-scale")}
+# in the "Made by" line, says how), and the doc that says more.
+HOST_STACK_NOTE = ("Hosts of the host-stack profile (--host-stack: GRO,"
+                   " delayed ACKs, TSO, the NICs' interrupt moderation; %s).",
+                   ("TESTBED.md", "the-host-stack-profile"))
+QUANTIZED_NOTE = ("The law's RTT samples in whole multiples of"
+                  " rtt_quantum_us, the real scale's resolution (%s).",
+                  ("MODULE.md", "a-test-instrument-the-sample-resolution-at-"
+                   "real-scale"))
+VARIANT_NOTE = {"incast-host-stack": HOST_STACK_NOTE,
+                "fairness-host-stack": HOST_STACK_NOTE,
+                "incast-quantized": QUANTIZED_NOTE,
+                "fairness-quantized": QUANTIZED_NOTE}
 
 
 def variant_note(exp):
     """A variant's line under its title: what its runs had."""
-    if exp in VARIANT_TEXT:
-        w(VARIANT_TEXT[exp] % doc_link(*VARIANT_DOC[exp]))
+    if exp in VARIANT_NOTE:
+        text, doc = VARIANT_NOTE[exp]
+        w(text % doc_link(*doc))
         w("")
 
 
