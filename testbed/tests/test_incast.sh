@@ -112,7 +112,8 @@ gro_frames() { # HOST_STACK(0|1)
 	(
 		# shellcheck source=testbed/lib/topology.sh
 		. "$ROOT/testbed/lib/topology.sh"
-		HOST_STACK=$1 DELAYED_ACKS=$1 TB_RX_SLOT_US=$((250 * $1))
+		HOST_STACK=$1 TIME_SCALE=$(tb_time_scale 100)
+		tb_host_stack_setup	# the experiments' own: --rx-usecs 1
 		TB_RATE_MBPS=100 TB_RTT_US=1160 TB_BUFFER_BYTES=4000000 \
 			TB_CC=cubic tb_star 1 || exit 1
 		ip netns exec "$TB_RCV" /usr/bin/python3 - eth0 1.6 <<'PY' &
