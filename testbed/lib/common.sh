@@ -307,7 +307,7 @@ tb_load_bpf() {
 # --- the common options ----------------------------------------------------
 
 CC='' CC_SPEC='' OUT='' RTT_US='' TAU_US='' BUFFER_BYTES=4000000 MTU=1500
-SEED=1 ECN_K_BYTES=30000 SAMPLE=1 HEADROOM=1 KMOD_DIR='' TRACE=0 JITTER_US=
+SEED=1 ECN_K_BYTES=30000 SAMPLE=1 HEADROOM=1 KMOD_DIR='' TRACE=0 TRACE_FILTER='' JITTER_US=
 TB_BPF=0 DELAYED_ACKS=0 TB_CHECK=0 HOST_STACK=0 RX_USECS=''
 TB_NO_OPTS=''	# common options an experiment does not take
 
@@ -366,6 +366,10 @@ USAGE
 	cat <<USAGE
   --trace             record the algorithm's tracepoints (events/NAME, e.g.
                       theta_powertcp's powertcp_step) to DIR/trace.txt
+  --trace-filter F    --trace, keeping only the events that match the
+                      ftrace filter F (e.g. 'mode != 0': the competitive
+                      mode's events outside delay), so that a long run
+                      fits the trace buffer
   --kmod-dir D        where tcp_theta_powertcp.ko etc. are
                       (default build/kmod-\$(uname -r)/kmod)
   --bpf               our algorithms from the BPF struct_ops build
@@ -411,6 +415,8 @@ tb_parse_args() {
 		--host-stack) HOST_STACK=1 ;;
 		--rx-usecs) tb_num0 "$1" "${2:-}"; RX_USECS=$2; shift ;;
 		--trace) TRACE=1 ;;
+		--trace-filter) tb_val "$1" "${2:-}"; TRACE=1
+			TRACE_FILTER=$2; shift ;;
 		--kmod-dir) tb_val "$1" "${2:-}"; KMOD_DIR=$2; shift ;;
 		--bpf) TB_BPF=1 ;;
 		--check-args) TB_CHECK=1 ;;
@@ -599,6 +605,8 @@ tb_trace_on() {
 	echo 0 > "$TB_TRACEFS/tracing_on"
 	echo > "$TB_TRACEFS/trace"
 	echo 16384 > "$TB_TRACEFS/buffer_size_kb"
+	echo "${TRACE_FILTER:-0}" > "$TB_TRACEFS/events/$CC/filter" 2>/dev/null ||
+		tb_die "--trace-filter: the kernel refused '$TRACE_FILTER' for $CC's events"
 	echo 1 > "$TB_TRACEFS/events/$CC/enable"
 	TB_TRACING=1
 	echo 1 > "$TB_TRACEFS/tracing_on"
@@ -610,7 +618,10 @@ tb_trace_off() {
 	echo 0 > "$TB_TRACEFS/events/$CC/enable"
 	TB_TRACING=0
 	cp "$TB_TRACEFS/trace" "$1"
-	echo "# trace: $(grep -vc '^#' "$1") events of $CC"
+	# Events the ring buffer dropped when full (one "overrun:" a CPU).
+	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' \
+		"$TB_TRACEFS"/per_cpu/cpu*/stats)
+	echo "# trace: $(grep -vc '^#' "$1") events of $CC${TRACE_FILTER:+ matching '$TRACE_FILTER'}, $lost lost to a full buffer"
 }
 
 # --- params.json -----------------------------------------------------------
@@ -654,6 +665,7 @@ tb_write_params() {
 	[ "$HOST_STACK" = 0 ] ||
 		tb_param rx_usecs "$RX_USECS" rx_slot_us "$TB_RX_SLOT_US"
 	tb_param_bool trace "$TRACE"
+	[ -z "$TRACE_FILTER" ] || tb_param trace_filter "$TRACE_FILTER"
 	all+=("${TB_PARAMS[@]}")
 	TB_PARAMS=()
 	/usr/bin/python3 "$TB_ROOT/testbed/lib/params.py" write --out "$1" \
