@@ -621,7 +621,7 @@ tb_trace_off() {
 	# Events the ring buffer dropped when full (one "overrun:" a CPU).
 	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' \
 		"$TB_TRACEFS"/per_cpu/cpu*/stats)
-	echo "# trace: $(grep -vc '^#' "$1") events of $CC${TRACE_FILTER:+ matching '$TRACE_FILTER'}, $lost lost to a full buffer"
+	echo "# trace: $(grep -vc '^#' "$1") events of $CC${TRACE_FILTER:+ matching \"$TRACE_FILTER\"}, $lost lost to a full buffer"
 }
 
 # --- params.json -----------------------------------------------------------
