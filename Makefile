@@ -187,7 +187,7 @@ bench-ack: ## instructions per ACK and CPU per byte, 6.1 and 6.12 (BENCH_ARGS="r
 	$(REPORT)
 
 TRIALS ?= 40
-evolve: ## the evolution search of powertcp_evo (resumes; TRIALS=N more, default 40)
+evolve: ## the evolution search of powertcp_evo: three objectives, a Pareto front (resumes; TRIALS=N more, default 40)
 	bash scripts/setup.sh
 	/usr/bin/python3 testbed/evolve/search.py --trials $(TRIALS)
 

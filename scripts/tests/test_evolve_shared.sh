@@ -15,7 +15,12 @@
 #   trials (--study-trials): the killed trial is
 #   failed by its heartbeat (1 s, grace 3 s) and run once more with its
 #   parameters, nothing else runs twice, nothing stays running, B's
-#   history.csv lists every complete trial once.
+#   history.csv lists every complete trial once;
+#   the study is the default multi-objective one (three objectives), and
+#   B's pareto.csv is the front recomputed here from history.csv (the
+#   feasible trials no other beats in waiting, tail and Jain), its
+#   best.json the pick of search.py's rule (the least waiting queue of
+#   the front's trials with tail <= 1 and Jain >= 0.98), pareto.png a PNG.
 # The server is stopped and its directory removed at exit, on failure
 # too. Root or not; about a minute.
 #
@@ -127,6 +132,33 @@ elif what == "history":	# FILE: every complete trial once
         rows = [int(r["trial"]) for r in csv.DictReader(f)]
     want = sorted(t.number for t in ts if t.state == TrialState.COMPLETE)
     done(rows == want, "%d rows, %d complete trials" % (len(rows), len(want)))
+elif what == "pareto":	# DIR: pareto.csv, best.json, pareto.png of history.csv
+    import json, os
+    d = args[0]
+    with open(os.path.join(d, "history.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["feasible"] == "1"]
+    def vec(r):
+        return (float(r["waiting"]), float(r["tail"]), -float(r["jain"]))
+    def beats(a, b):
+        return all(x <= y for x, y in zip(a, b)) and a != b
+    want = sorted(int(r["trial"]) for r in rows
+                  if not any(beats(vec(o), vec(r)) for o in rows))
+    with open(os.path.join(d, "pareto.csv")) as f:
+        got = sorted(int(r["trial"]) for r in csv.DictReader(f))
+    good = [r for r in rows if int(r["trial"]) in want and
+            float(r["tail"]) <= 1.0 and float(r["jain"]) >= 0.98]
+    pick = (int(min(good, key=lambda r: float(r["waiting"]))["trial"])
+            if good else None)
+    with open(os.path.join(d, "best.json")) as f:
+        best = json.load(f)
+    with open(os.path.join(d, "pareto.png"), "rb") as f:
+        png = f.read(8) == b"\x89PNG\r\n\x1a\n"
+    dirs = len(optuna.load_study(study_name=name, storage=url).directions)
+    done(dirs == 3 and got == want and best["trial"] == pick and png and
+         0 < len(want) < len(rows),
+         "%d objectives; front %s of %d feasible, recomputed %s; picked %s, "
+         "rule's %s; png %s" % (dirs, got, len(rows), want, best["trial"],
+                                pick, png))
 sys.exit("study.py: unknown %s" % what)
 EOF
 study() {
@@ -223,6 +255,8 @@ check "no trial number twice, no parameters twice but the retried ones, each sta
 	study once "${KILLED:--1}"
 check "no trial left running or waiting" study settled
 check "B's history.csv lists every complete trial once" study history "$T/b/history.csv"
+check "three objectives; pareto.csv the front of history.csv, best.json the rule's pick" \
+	study pareto "$T/b"
 
 stop_server() {
 	bash "$PG" stop "$T/pg" || return 1

@@ -5,14 +5,36 @@
     testbed/evolve/search.py [--trials N | --study-trials N] [--jobs 2]
         [--study NAME] [--storage URL] [--out results/evolve] [--kernel 6.1]
 
-An Optuna study (TPE sampler) over powertcp_evo's module parameters and its
-law variant (the `variant` parameter: the named variants of
-kmod/powertcp_core.h). Each trial is one testbed/evolve/evaluate.py run: the
-training suite in one -icount guest, objective the incast's mean combined
-score less the arrivals' penalties (evaluate.py). Once per study, beside
-the first trials, θ-PowerTCP itself runs the same suite (OUT/reference/):
-the reference of the web-search tail penalty, and the line on the plot; a
-trial's objective is final when both are done.
+An Optuna study over powertcp_evo's module parameters, its initial rate
+and its law variant (the `variant` parameter: the named variants of
+kmod/powertcp_core.h). Each trial is one testbed/evolve/evaluate.py run:
+the training suite in one -icount guest. Once per study, beside the first
+trials, θ-PowerTCP itself runs the same suite (OUT/reference/): the
+reference of the web-search tail, and the marks on the plots; a trial's
+objectives are final when both are done.
+
+--objective pareto (the default; study "powertcp_evo_pareto") is a
+multi-objective search, Optuna's MOTPE (--sampler motpe) or NSGA-II
+(--sampler nsga2), over three objectives of the suite:
+  waiting   the in-rack incast's average bytes waiting at the bottleneck
+            (the case study's queue, without the packet in service), mean
+            over the seeds: less is better
+  tail      the short-flow tail of the web search (suite.json's percentile
+            of the slowdown of flows below its size) over θ-PowerTCP's:
+            less is better
+  jain      the fairness phases' lowest Jain index: more is better
+under three constraints: the in-rack incast moves >= 99% of the link, the
+largest-RTT one >= 98%, and no fairness flow stays below 0.7x its share
+for more than 50 base RTTs. OUT/pareto.csv holds the feasible trials no
+other feasible trial beats in all three, OUT/pareto.png plots them, and
+OUT/best.json is the pick, by a rule fixed before any search ran: of the
+front's trials whose tail is at most θ's (ratio <= 1) and whose Jain is
+at least 0.98, the one with the least waiting queue; none if no trial
+qualifies (best.json then says so).
+
+--objective score is the earlier searches' single objective (TPE, study
+"powertcp_evo"): the incast's mean combined score less the arrivals'
+penalties (evaluate.py).
 
 The study lives in --storage (default: SQLite at OUT/study.db), so a search
 resumes where it stopped, in this session or a later one, and workers on
@@ -27,14 +49,17 @@ heartbeat every --heartbeat seconds; a trial whose heartbeat is older
 than --grace seconds (its worker died) is failed by the next worker that
 asks for a trial, and run once more with the same parameters.
 
-Writes OUT/history.csv (every complete trial: parameters, score and its
-components), OUT/best.json and OUT/best.png (best score against trial),
-and each trial's raw data under OUT/trials/NNNN/.
+Writes OUT/history.csv (every complete trial: parameters, the three
+objectives, the score and its components), OUT/best.json, OUT/best.png
+(the best score against trial; pareto: the waiting queue of the feasible
+trials), with --objective pareto OUT/pareto.csv and OUT/pareto.png, and
+each trial's raw data under OUT/trials/NNNN/.
 
 --stand-in SECONDS is a test instrument (scripts/tests/test_evolve_shared.sh):
 each trial sleeps SECONDS and scores a fixed function of its parameters,
-with no guest, no module snapshot and no θ reference run; the study,
-the workers and the outputs are the real search's.
+(three of them, with the constraints, under --objective pareto), with no
+guest, no module snapshot and no θ reference run; the study, the workers
+and the outputs are the real search's.
 """
 import argparse
 import contextlib
@@ -44,6 +69,7 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -68,17 +94,19 @@ SPACE = {
     "target_permille": (1010, 1200, False),
     "grad_floor_permille": (0, 1000, False),
     "smooth_pct": (10, 100, False),
+    # A start below line rate: the ten first windows of the incast are a
+    # quarter of θ's average queue (docs/EVOLUTION.md, "What holds the
+    # queue at the operating point"); what it costs short flows is the
+    # web-search tail's objective (the suite's arrivals).
+    "init_rate_ppm": (50000, 1000000, True),
 }
-# Held at θ-PowerTCP's values. The initial rate above all: the training
-# suite (long flows) cannot see what a lower start costs short flows, and
-# the case study's evolved variant lost its web-search small-flow tail
-# exactly there.
-FIXED = {"init_rate_ppm": 1000000, "min_rate_ppm": 4000,
-         "power_floor_permille": 10}
+# Held at θ-PowerTCP's values.
+FIXED = {"min_rate_ppm": 4000, "power_floor_permille": 10}
 VARIANTS = list(range(32))	# masks of powertcp_core.h's PT_VAR_*
 # θ-PowerTCP's own parameters.
 THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
-         "grad_floor_permille": 500, "smooth_pct": 100}
+         "grad_floor_permille": 500, "smooth_pct": 100,
+         "init_rate_ppm": 1000000}
 # Enqueued first in a new study, from the earlier searches and hand
 # probes of docs/EVOLUTION.md: the drain reference (bit 8) with θ's
 # parameters, and with the lowest target the space allows; that target
@@ -92,6 +120,15 @@ COMPONENTS = ["combined_score", "link_fraction", "avg_queue_bytes",
               "p99_queue_bytes", "drain_time_us", "jain_index"]
 ARRIVALS = [("fairness", "min_jain"), ("fairness", "starved_rtts"),
             ("websearch", "tail_slowdown")]
+# --objective pareto: (user attribute, direction), and the constraints'
+# bounds (Optuna's: feasible where every value is <= 0).
+OBJECTIVES = [("waiting", "minimize"), ("tail", "minimize"),
+              ("jain", "maximize")]
+MIN_LINK = {"inrack": 0.99, "maxrtt": 0.98}
+MAX_STARVED_RTTS = 50
+# The pick from the front (see the docstring): the tail at most θ's, Jain
+# at least this.
+PICK_JAIN = 0.98
 
 
 # This worker, in the trials it runs (their user attribute "worker").
@@ -188,9 +225,33 @@ class Reference(threading.Thread):
         return self.res
 
 
+def pareto_attrs(res, ref_tail):
+    """The objectives and the constraints' figures of a score.json's
+    content @res (evaluate.py's), the tail over @ref_tail (θ's)."""
+    def mean(case, k):
+        return statistics.mean(c[k] for name, c in res["cases"].items()
+                               if name.rsplit("-s", 1)[0] == case)
+    arr = res["arrivals"]
+    return {"waiting": mean("inrack", "avg_waiting_bytes"),
+            "tail": arr["websearch"]["tail_slowdown"] / ref_tail,
+            "jain": arr["fairness"]["min_jain"],
+            "starved_rtts": arr["fairness"]["starved_rtts"],
+            "link_inrack": mean("inrack", "link_fraction"),
+            "link_maxrtt": mean("maxrtt", "link_fraction")}
+
+
+def constraints(attrs):
+    """Optuna's constraint values of a trial's attributes @attrs: feasible
+    where each is <= 0."""
+    return [MIN_LINK["inrack"] - attrs["link_inrack"],
+            MIN_LINK["maxrtt"] - attrs["link_maxrtt"],
+            attrs["starved_rtts"] - MAX_STARVED_RTTS]
+
+
 def evaluate(trial, out, kernel, ref, lock):
-    """A trial on the testbed: its score, its user attributes and the
-    progress line's middle."""
+    """A trial on the testbed: its score, its user attributes (the pareto
+    objectives and constraints' figures among them) and the progress
+    line's middle."""
     need = dict(trial.params, **FIXED)
     tdir = os.path.join(out, "trials", "%04d" % trial.number)
     cmd = [sys.executable, os.path.join(HERE, "evaluate.py"), "--out", tdir,
@@ -227,27 +288,40 @@ def evaluate(trial, out, kernel, ref, lock):
     for case, k in ARRIVALS:
         if case in res["arrivals"]:
             attrs[k] = res["arrivals"][case][k]
+    attrs.update(pareto_attrs(
+        res, ref_res["arrivals"]["websearch"]["tail_slowdown"]))
     return res["score"], attrs, "(incast %8.2f)  link %5.1f%%  queue %6.0f B" % (
         res["incast_score"], 100 * agg["link_fraction"]["mean"],
         agg["avg_queue_bytes"]["mean"])
 
 
 def stand_in(trial, out, seconds):
-    """--stand-in's trial: SECONDS of sleep, then a fixed function of the
-    parameters (0 at θ's, less the further from them, one point less for
-    each variant bit) in place of the testbed's score, and the same
-    attributes and OUT/trials/NNNN/score.json as a real trial's."""
+    """--stand-in's trial: SECONDS of sleep, then fixed functions of the
+    parameters in place of the testbed's figures, and the same attributes
+    and OUT/trials/NNNN/score.json as a real trial's. The score: 0 at θ's
+    parameters, less the further from them, one point less for each
+    variant bit. The pareto objectives pull apart, as the testbed's do: a
+    lower target, β or initial rate holds less queue; a lower initial
+    rate lengthens the tail, a lower β loses fairness; a gamma below 550
+    loses the link (infeasible)."""
     time.sleep(seconds)
     p = trial.params
     score = -100 * sum(((p[k] - THETA[k]) / (hi - lo)) ** 2
                        for k, (lo, hi, _) in SPACE.items())
     score -= bin(p["variant"]).count("1")
+    rate = p["init_rate_ppm"] / 1e6
+    waiting = (2400 * p["target_permille"] / 1050 *
+               (p["beta_ppm"] / 6000) ** 0.3 * (0.5 + 0.5 * rate))
     agg = {"combined_score": score, "link_fraction": 1.0,
-           "avg_queue_bytes": p["target_permille"],
-           "p99_queue_bytes": p["target_permille"], "drain_time_us": 0,
+           "avg_queue_bytes": waiting + 1500,
+           "p99_queue_bytes": waiting + 1500, "drain_time_us": 0,
            "jain_index": 1.0}
     attrs = dict(agg, incast_score=score, penalty=0.0)
     attrs.update({k + "_min": v for k, v in agg.items()})
+    link = 0.97 if p["gamma"] < 550 else 1.0
+    attrs.update(waiting=waiting, tail=1 + 0.6 * (1 - rate),
+                 jain=min(1.0, 0.9 + 0.1 * p["beta_ppm"] / 6000),
+                 starved_rtts=0, link_inrack=link, link_maxrtt=link)
     tdir = os.path.join(out, "trials", "%04d" % trial.number)
     os.makedirs(tdir, exist_ok=True)
     with open(os.path.join(tdir, "score.json"), "w") as f:
@@ -256,9 +330,10 @@ def stand_in(trial, out, seconds):
     return score, attrs, "(stand-in)"
 
 
-def objective_factory(run, lock, progress):
+def objective_factory(run, lock, progress, pareto):
     """The objective: the trial's parameters suggested (a waiting trial's
-    are set already), run(trial) scores them."""
+    are set already), run(trial) scores them; with @pareto the values
+    are the OBJECTIVES."""
     def objective(trial):
         trial.suggest_categorical("variant", VARIANTS)
         for name, (lo, hi, log) in SPACE.items():
@@ -267,7 +342,12 @@ def objective_factory(run, lock, progress):
         score, attrs, detail = run(trial)
         for k, v in attrs.items():
             trial.set_user_attr(k, v)
+        trial.set_user_attr("score", score)
         need = dict(trial.params, **FIXED)
+        if pareto:
+            detail = "waiting %6.0f B  tail %.3f  Jain %.3f%s" % (
+                attrs["waiting"], attrs["tail"], attrs["jain"],
+                "" if max(constraints(attrs)) <= 0 else "  (infeasible)")
         with lock:
             progress["done"] += 1
             print("[%s] trial %d: score %8.2f %s  (%.0f s)  %s" % (
@@ -276,6 +356,8 @@ def objective_factory(run, lock, progress):
                 detail, time.time() - t0,
                 " ".join("%s=%d" % kv for kv in sorted(need.items()))),
                 flush=True)
+        if pareto:
+            return [attrs[k] for k, _ in OBJECTIVES]
         return score
     return objective
 
@@ -358,37 +440,82 @@ def budget_used(trials):
     return sum(t.number not in replaced for t in trials)
 
 
-def write_outputs(trials, out, ref_score):
+def score_of(t):
+    """A complete trial's score (a pareto trial keeps it as an attribute)."""
+    return t.user_attrs.get("score", t.value if len(t.values) == 1 else None)
+
+
+def feasible(t):
+    return max(constraints(t.user_attrs)) <= 0
+
+
+def front(trials):
+    """The feasible @trials that no other feasible trial beats: at least
+    as good in every objective and better in one."""
+    ok = [t for t in trials if feasible(t)]
+    sign = {"minimize": 1, "maximize": -1}
+
+    def key(t):
+        return [sign[d] * t.user_attrs[k] for k, d in OBJECTIVES]
+
+    def beats(a, b):
+        return all(x <= y for x, y in zip(a, b)) and a != b
+    return [t for t in ok if not any(beats(key(u), key(t)) for u in ok)]
+
+
+def pick(pareto):
+    """The rule of the docstring: of the front's trials with the tail at
+    most θ's and Jain at least PICK_JAIN, the least waiting queue."""
+    good = [t for t in pareto if t.user_attrs["tail"] <= 1.0 and
+            t.user_attrs["jain"] >= PICK_JAIN]
+    return min(good, key=lambda t: t.user_attrs["waiting"]) if good else None
+
+
+def write_outputs(trials, out, ref, pareto):
+    """OUT's history, best and plots from the study's @trials; @ref is
+    θ's score.json content (None without one)."""
     import optuna
     trials = [t for t in trials
               if t.state == optuna.trial.TrialState.COMPLETE]
     trials.sort(key=lambda t: t.number)
     keys = ["variant"] + list(SPACE)
+    objectives = [k for k, _ in OBJECTIVES] + ["link_inrack", "link_maxrtt"]
     extra = ["incast_score", "penalty"] + [k for _, k in ARRIVALS]
 
     def history(f):
         w = csv.writer(f)
-        w.writerow(["trial", "score"] + keys + extra + COMPONENTS +
-                   [c + "_min" for c in COMPONENTS])
+        w.writerow(["trial", "score"] + keys + objectives + ["feasible"] +
+                   extra + COMPONENTS + [c + "_min" for c in COMPONENTS])
         for t in trials:
-            w.writerow([t.number, "%.3f" % t.value] +
+            has = all(k in t.user_attrs
+                      for k in objectives + ["starved_rtts"])
+            w.writerow([t.number, "%.3f" % score_of(t)] +
                        [t.params.get(k, "") for k in keys] +
+                       [t.user_attrs.get(c, "") for c in objectives] +
+                       [int(feasible(t)) if has else ""] +
                        [t.user_attrs.get(c, "") for c in extra] +
                        [t.user_attrs.get(c, "") for c in COMPONENTS] +
                        [t.user_attrs.get(c + "_min", "") for c in COMPONENTS])
     replace_file(os.path.join(out, "history.csv"), history)
     if not trials:
         return
-    best = max(trials, key=lambda t: t.value)
-    replace_file(os.path.join(out, "best.json"), lambda f: json.dump(
-        {"trial": best.number, "score": best.value, "params": best.params,
-         "components": best.user_attrs,
-         "raw": os.path.join("trials", "%04d" % best.number)}, f, indent=1))
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    theta = None
+    if ref is not None:
+        theta = pareto_attrs(ref, ref["arrivals"]["websearch"]["tail_slowdown"])
+    if pareto:
+        write_pareto(trials, out, theta, plt)
+    else:
+        best = max(trials, key=score_of)
+        replace_file(os.path.join(out, "best.json"), lambda f: json.dump(
+            {"trial": best.number, "score": score_of(best),
+             "params": best.params, "components": best.user_attrs,
+             "raw": os.path.join("trials", "%04d" % best.number)}, f,
+            indent=1))
     xs = [t.number for t in trials]
-    ys = [t.value for t in trials]
+    ys = [score_of(t) for t in trials]
     run, bests = float("-inf"), []
     for y in ys:
         run = max(run, y)
@@ -397,8 +524,8 @@ def write_outputs(trials, out, ref_score):
     ax.scatter(xs, [max(y, -300) for y in ys], s=14, color="#999999",
                label="trial (clipped at -300)")
     ax.step(xs, bests, where="post", color="#d62728", label="best so far")
-    if ref_score is not None:
-        ax.axhline(ref_score, color="#1f77b4", ls="--", label="θ-PowerTCP")
+    if ref is not None:
+        ax.axhline(ref["score"], color="#1f77b4", ls="--", label="θ-PowerTCP")
     ax.set_xlabel("trial")
     ax.set_ylabel("incast score less the arrivals' penalties")
     ax.set_title("powertcp_evo search on the real-kernel testbed")
@@ -406,6 +533,71 @@ def write_outputs(trials, out, ref_score):
     ax.grid(alpha=0.3)
     fig.tight_layout()
     replace_file(os.path.join(out, "best.png"),
+                 lambda f: fig.savefig(f, format="png", dpi=110), binary=True)
+    plt.close(fig)
+
+
+def write_pareto(trials, out, theta, plt):
+    """OUT/pareto.csv, OUT/pareto.png and OUT/best.json (the pick) of a
+    pareto study's complete @trials; @theta: θ's objectives, or None."""
+    pts = front(trials)
+    pts.sort(key=lambda t: t.user_attrs["waiting"])
+    chosen = pick(pts)
+    keys = ["variant"] + list(SPACE)
+
+    def table(f):
+        w = csv.writer(f)
+        w.writerow(["trial"] + [k for k, _ in OBJECTIVES] +
+                   ["starved_rtts", "link_inrack", "link_maxrtt", "picked"] +
+                   keys)
+        for t in pts:
+            a = t.user_attrs
+            w.writerow([t.number, "%.1f" % a["waiting"], "%.4f" % a["tail"],
+                        "%.4f" % a["jain"], "%g" % a["starved_rtts"],
+                        "%.4f" % a["link_inrack"], "%.4f" % a["link_maxrtt"],
+                        int(t is chosen)] + [t.params[k] for k in keys])
+    replace_file(os.path.join(out, "pareto.csv"), table)
+    rule = ("of the front's trials with tail <= 1 (theta's) and Jain >= %g, "
+            "the least waiting queue" % PICK_JAIN)
+    best = {"rule": rule, "front": [t.number for t in pts],
+            "theta": theta, "trial": None}
+    if chosen is not None:
+        best.update(trial=chosen.number, params=chosen.params,
+                    objectives={k: chosen.user_attrs[k]
+                                for k, _ in OBJECTIVES},
+                    components=chosen.user_attrs,
+                    raw=os.path.join("trials", "%04d" % chosen.number))
+    replace_file(os.path.join(out, "best.json"),
+                 lambda f: json.dump(best, f, indent=1))
+    fig, ax = plt.subplots(figsize=(8, 5))
+    bad = [t for t in trials if not feasible(t)]
+    ok = [t for t in trials if feasible(t)]
+    ax.scatter([t.user_attrs["waiting"] for t in bad],
+               [t.user_attrs["tail"] for t in bad], marker="x", s=18,
+               color="#bbbbbb", label="infeasible (link or starvation)")
+    sc = ax.scatter([t.user_attrs["waiting"] for t in ok],
+                    [t.user_attrs["tail"] for t in ok],
+                    c=[t.user_attrs["jain"] for t in ok], cmap="viridis",
+                    vmin=0.9, vmax=1.0, s=22, label="feasible trial")
+    fig.colorbar(sc, ax=ax, label="lowest Jain index of the fairness phases")
+    ax.scatter([t.user_attrs["waiting"] for t in pts],
+               [t.user_attrs["tail"] for t in pts], s=90, facecolors="none",
+               edgecolors="#d62728", label="Pareto front")
+    if chosen is not None:
+        ax.scatter([chosen.user_attrs["waiting"]], [chosen.user_attrs["tail"]],
+                   marker="*", s=220, color="#d62728",
+                   label="picked: trial %d" % chosen.number)
+    if theta is not None:
+        ax.scatter([theta["waiting"]], [1.0], marker="D", s=60,
+                   color="#1f77b4", label="θ-PowerTCP")
+    ax.axhline(1.0, color="#1f77b4", ls=":", lw=0.8)
+    ax.set_xlabel("in-rack incast: average bytes waiting (B)")
+    ax.set_ylabel("web-search short-flow tail over θ-PowerTCP's")
+    ax.set_title("powertcp_evo: the Pareto front of the search")
+    ax.legend(loc="upper right", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    replace_file(os.path.join(out, "pareto.png"),
                  lambda f: fig.savefig(f, format="png", dpi=110), binary=True)
     plt.close(fig)
 
@@ -421,7 +613,18 @@ def main():
                         "for the other workers' running trials, to run a "
                         "dead one's again")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--study", default="powertcp_evo")
+    ap.add_argument("--objective", choices=["pareto", "score"],
+                    default="pareto",
+                    help="three objectives and a Pareto front (default), "
+                    "or the single score of the earlier searches")
+    ap.add_argument("--sampler", choices=["motpe", "nsga2"], default="motpe",
+                    help="--objective pareto's sampler: MOTPE (default; "
+                    "few trials) or NSGA-II")
+    ap.add_argument("--population", type=int, default=8,
+                    help="NSGA-II's population (default 8)")
+    ap.add_argument("--study",
+                    help="the study's name (default powertcp_evo_pareto, "
+                    "or powertcp_evo with --objective score)")
     ap.add_argument("--storage", metavar="URL",
                     help="the study's database (default: sqlite:///OUT/study.db)")
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "evolve"))
@@ -453,6 +656,11 @@ def main():
         die("--heartbeat: at least 1 s, and less than --grace")
     if args.stand_in is not None and args.stand_in < 0:
         die("--stand-in: not negative")
+    if args.population < 2:
+        die("--population: at least 2")
+    pareto = args.objective == "pareto"
+    if args.study is None:
+        args.study = "powertcp_evo" + ("_pareto" if pareto else "")
     optuna = need_optuna()
     import sqlalchemy
     # Heartbeats with ask and tell, the retry callback and the stale
@@ -486,11 +694,27 @@ def main():
                 trials = []
             seed = args.seed if not trials else zlib.crc32(
                 ("%d %s %d" % (args.seed, WORKER, len(trials))).encode())
-            sampler = optuna.samplers.TPESampler(
-                seed=seed, n_startup_trials=args.startup)
+            if not pareto:
+                sampler = optuna.samplers.TPESampler(
+                    seed=seed, n_startup_trials=args.startup)
+            elif args.sampler == "motpe":
+                sampler = optuna.samplers.TPESampler(
+                    seed=seed, n_startup_trials=args.startup,
+                    constraints_func=lambda t: constraints(t.user_attrs))
+            else:
+                sampler = optuna.samplers.NSGAIISampler(
+                    seed=seed, population_size=args.population,
+                    constraints_func=lambda t: constraints(t.user_attrs))
+            directions = ([d for _, d in OBJECTIVES] if pareto
+                          else ["maximize"])
             study = optuna.create_study(study_name=args.study, storage=rdb,
-                                        direction="maximize", sampler=sampler,
-                                        load_if_exists=True)
+                                        directions=directions,
+                                        sampler=sampler, load_if_exists=True)
+            if len(study.directions) != len(directions):
+                die("study %s has %d objective(s), --objective %s %d: "
+                    "another --study name" % (
+                        args.study, len(study.directions), args.objective,
+                        len(directions)))
             if not trials:
                 for params in START:
                     study.enqueue_trial(params)
@@ -514,9 +738,8 @@ def main():
         def run(trial):
             return stand_in(trial, out, args.stand_in)
 
-    def ref_score():
-        r = ref.wait() if ref is not None else None
-        return r["score"] if r else None
+    def ref_res():
+        return ref.wait() if ref is not None else None
 
     done = sum(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
     if args.study_trials is None:
@@ -529,15 +752,15 @@ def main():
     # study's budget is shared.
     progress = {"done": 0, "total": [args.trials] if args.study_trials is None
                 else []}
-    objective = objective_factory(run, lock, progress)
+    objective = objective_factory(run, lock, progress, pareto)
     left = [args.trials]
     mine = set()	# the trial ids this process runs
 
     def checkpoint():
         trials = rdb.get_all_trials(study_id, deepcopy=False)
-        r = ref_score()
+        r = ref_res()
         with lock:
-            write_outputs(trials, out, r)
+            write_outputs(trials, out, r, pareto)
 
     def next_trial():
         """This worker's next trial and its heartbeat, or (None, None).
@@ -606,14 +829,26 @@ def main():
         die("the reference run failed")
     trials = rdb.get_all_trials(study_id, deepcopy=False)
     with lock:
-        write_outputs(trials, out, ref_score())
+        write_outputs(trials, out, ref_res(), pareto)
     complete = [t for t in trials
                 if t.state == optuna.trial.TrialState.COMPLETE]
-    if complete:
-        b = max(complete, key=lambda t: t.value)
+    if complete and pareto:
+        pts = front(complete)
+        b = pick(pts)
+        print("Pareto front: %d of %d complete trials (%s/pareto.csv, "
+              "pareto.png); picked: %s" % (
+                  len(pts), len(complete), out,
+                  "none (no front trial with the tail at most θ's and Jain "
+                  ">= %g)" % PICK_JAIN if b is None else
+                  "trial %d, waiting %.0f B, tail %.3f, Jain %.3f, %s" % (
+                      b.number, b.user_attrs["waiting"], b.user_attrs["tail"],
+                      b.user_attrs["jain"], " ".join(
+                          "%s=%d" % kv for kv in sorted(b.params.items())))))
+    elif complete:
+        b = max(complete, key=score_of)
         print("best: trial %d, score %.2f, %s" % (
-            b.number, b.value, " ".join("%s=%d" % kv
-                                        for kv in sorted(b.params.items()))))
+            b.number, score_of(b), " ".join(
+                "%s=%d" % kv for kv in sorted(b.params.items()))))
     print("history: %s/history.csv, plot: %s/best.png" % (out, out))
 
 
