@@ -605,8 +605,13 @@ tb_trace_on() {
 	echo 0 > "$TB_TRACEFS/tracing_on"
 	echo > "$TB_TRACEFS/trace"
 	echo 16384 > "$TB_TRACEFS/buffer_size_kb"
-	echo "${TRACE_FILTER:-0}" > "$TB_TRACEFS/events/$CC/filter" 2>/dev/null ||
-		tb_die "--trace-filter: the kernel refused '$TRACE_FILTER' for $CC's events"
+	# Each event's own filter: the subsystem's takes a field some of its
+	# events lack without a word, and then filters nothing.
+	local ev
+	for ev in "$TB_TRACEFS/events/$CC"/*/filter; do
+		echo "${TRACE_FILTER:-0}" > "$ev" 2>/dev/null ||
+			tb_die "--trace-filter: the kernel refused '$TRACE_FILTER' for $(basename "$(dirname "$ev")")"
+	done
 	echo 1 > "$TB_TRACEFS/events/$CC/enable"
 	TB_TRACING=1
 	echo 1 > "$TB_TRACEFS/tracing_on"

@@ -32,6 +32,25 @@ incast() { # spec out [options...]
 	bash "$ROOT/testbed/incast/run.sh" --cc "$spec" --out "$out" "${SHORT[@]}" "$@"
 }
 
+# trace_filtered DIR FILTER some|none: DIR's trace.txt holds events (every
+# one with rtt_us > 0) or none, and params.json records FILTER.
+trace_filtered() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, re, sys
+d, filt, want = sys.argv[1:]
+ev = [l for l in open(d + "/trace.txt") if not l.startswith("#")]
+rtts = [int(m.group(1)) for m in
+        (re.search(r" rtt_us=(-?[0-9]+)", l) for l in ev) if m]
+p = json.load(open(d + "/params.json"))
+print("%d events, rtt_us from %s; trace_filter %r"
+      % (len(ev), min(rtts, default=None), p.get("trace_filter")))
+ok = p.get("trace_filter") == filt and p.get("trace") is True
+ok = ok and (not ev if want == "none" else
+             ev and len(rtts) == len(ev) and min(rtts) > 0)
+sys.exit(0 if ok else 1)
+PY
+}
+
 build_byo() {
 	if cp "$ROOT"/testbed/tests/byo/{Kbuild,tcp_byo_reno.c} "$BYO/" &&
 	   make -s -C "$KDIR" M="$BYO" modules > "$BYO/build.log" 2>&1 &&
@@ -295,6 +314,16 @@ check "our module: the override, tau and rate recorded" \
 	own_recorded "$OUT/theta_powertcp"
 check "the trace has powertcp_step events" sh -c \
 	"grep -c 'powertcp_step:' '$OUT/theta_powertcp/trace.txt'"
+check "--trace-filter 'rtt_us > 0': kept only events with a sample" \
+	incast theta_powertcp "$OUT/filtered" --trace-filter 'rtt_us > 0'
+check "the filtered trace: events, every one with rtt_us > 0; the filter recorded" \
+	trace_filtered "$OUT/filtered" 'rtt_us > 0' some
+check "--trace-filter 'mode != 0': theta never leaves the law's state" \
+	incast theta_powertcp "$OUT/filtered0" --trace-filter 'mode != 0'
+check "that trace holds no event" \
+	trace_filtered "$OUT/filtered0" 'mode != 0' none
+check "a --trace-filter the kernel refuses: refused in one line" \
+	refused incast theta_powertcp "$OUT/refused" --trace-filter 'no_such_field > 1'
 check "our module: an out-of-range gamma is refused in one line" \
 	refused incast theta_powertcp=:gamma=5000 "$OUT/refused"
 check "a congestion control the kernel lacks: refused in one line" \
