@@ -50,14 +50,14 @@ than --grace seconds (its worker died) is failed by the next worker that
 asks for a trial, and run once more with the same parameters.
 
 Writes OUT/history.csv (every complete trial: parameters, the three
-objectives, the score and its components), OUT/best.json, OUT/best.png
-(the best score against trial; pareto: the waiting queue of the feasible
-trials), with --objective pareto OUT/pareto.csv and OUT/pareto.png, and
-each trial's raw data under OUT/trials/NNNN/.
+objectives and feasibility, the score and its components), OUT/best.json
+(the pick, or the best score), OUT/best.png (the score against trial),
+with --objective pareto OUT/pareto.csv and OUT/pareto.png, and each
+trial's raw data under OUT/trials/NNNN/.
 
 --stand-in SECONDS is a test instrument (scripts/tests/test_evolve_shared.sh):
-each trial sleeps SECONDS and scores a fixed function of its parameters,
-(three of them, with the constraints, under --objective pareto), with no
+each trial sleeps SECONDS and scores fixed functions of its parameters
+(the score, and the three objectives and the constraints' figures), with no
 guest, no module snapshot and no θ reference run; the study, the workers
 and the outputs are the real search's.
 """
