@@ -624,6 +624,7 @@ tb_trace_off() {
 	TB_TRACING=0
 	cp "$TB_TRACEFS/trace" "$1"
 	# Events the ring buffer dropped when full (one "overrun:" a CPU).
+	local lost
 	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' \
 		"$TB_TRACEFS"/per_cpu/cpu*/stats)
 	echo "# trace: $(grep -vc '^#' "$1") events of $CC${TRACE_FILTER:+ matching \"$TRACE_FILTER\"}, $lost lost to a full buffer"
