@@ -9,7 +9,9 @@ Takes --sample completed trials of the study in OUT (spread evenly over
 their score range), runs each again on the full-length incast
 (evaluate.py --full: 860 + 1300 base RTTs per case), and reports the
 Spearman rank correlation between the short-window score the search used
-and the full-length score. Writes OUT/rankcheck.json and OUT/rankcheck.png.
+and the full-length score, and, for a multi-objective study's trials, the
+same for the in-rack incast's bytes waiting (the search's first
+objective). Writes OUT/rankcheck.json and OUT/rankcheck.png.
 """
 import argparse
 import csv
@@ -75,14 +77,23 @@ def main():
         for k, v in sorted(params.items()):
             cmd += ["--param", "%s=%s" % (k, v)]
         subprocess.run(cmd, check=True)
-        return json.load(open(os.path.join(d, "score.json")))["score"]
+        res = json.load(open(os.path.join(d, "score.json")))
+        waiting = [c["avg_waiting_bytes"] for name, c in res["cases"].items()
+                   if name.startswith("inrack-")]
+        return res["score"], sum(waiting) / len(waiting)
 
     with ThreadPoolExecutor(args.jobs) as ex:
-        fulls = list(ex.map(full, pick))
+        got = list(ex.map(full, pick))
+    fulls = [g[0] for g in got]
     shorts = [float(r["score"]) for r in pick]
     rho = spearman(shorts, fulls)
     res = {"trials": [int(r["trial"]) for r in pick], "short": shorts,
            "full": fulls, "spearman": rho, "seeds": args.seeds}
+    if all(r.get("waiting") for r in pick):
+        res["short_waiting"] = [float(r["waiting"]) for r in pick]
+        res["full_waiting"] = [g[1] for g in got]
+        res["spearman_waiting"] = spearman(res["short_waiting"],
+                                           res["full_waiting"])
     with open(os.path.join(out, "rankcheck.json"), "w") as f:
         json.dump(res, f, indent=1)
     import matplotlib
@@ -101,6 +112,9 @@ def main():
     for t, s, f in zip(res["trials"], shorts, fulls):
         print("trial %4d: short %9.2f  full %9.2f" % (t, s, f))
     print("Spearman rank correlation: %.3f" % rho)
+    if "spearman_waiting" in res:
+        print("the same for the in-rack bytes waiting: %.3f"
+              % res["spearman_waiting"])
 
 
 if __name__ == "__main__":
