@@ -200,6 +200,13 @@ def penalties(arr, pen, ref_tail):
     return out
 
 
+def case_mean(res, case, key):
+    """The mean of @key over the seeds of incast case @case ("inrack",
+    "maxrtt") in a score.json's content @res."""
+    return statistics.mean(c[key] for name, c in res["cases"].items()
+                           if name.rsplit("-s", 1)[0] == case)
+
+
 def summarize(out, cases):
     per_case = {}
     for name, *_ in cases:

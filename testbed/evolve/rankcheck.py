@@ -23,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from evaluate import case_mean  # noqa: E402
 
 
 def ranks(xs):
@@ -78,9 +80,7 @@ def main():
             cmd += ["--param", "%s=%s" % (k, v)]
         subprocess.run(cmd, check=True)
         res = json.load(open(os.path.join(d, "score.json")))
-        waiting = [c["avg_waiting_bytes"] for name, c in res["cases"].items()
-                   if name.startswith("inrack-")]
-        return res["score"], sum(waiting) / len(waiting)
+        return res["score"], case_mean(res, "inrack", "avg_waiting_bytes")
 
     with ThreadPoolExecutor(args.jobs) as ex:
         got = list(ex.map(full, pick))

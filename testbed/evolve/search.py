@@ -69,7 +69,6 @@ import json
 import os
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -80,7 +79,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from evaluate import ensure_modules, finish, kernels  # noqa: E402
+from evaluate import case_mean, ensure_modules, finish, kernels  # noqa: E402
 
 # The search space: module parameter -> (low, high, log scale).
 SPACE = {
@@ -228,16 +227,13 @@ class Reference(threading.Thread):
 def pareto_attrs(res, ref_tail):
     """The objectives and the constraints' figures of a score.json's
     content @res (evaluate.py's), the tail over @ref_tail (θ's)."""
-    def mean(case, k):
-        return statistics.mean(c[k] for name, c in res["cases"].items()
-                               if name.rsplit("-s", 1)[0] == case)
     arr = res["arrivals"]
-    return {"waiting": mean("inrack", "avg_waiting_bytes"),
+    return {"waiting": case_mean(res, "inrack", "avg_waiting_bytes"),
             "tail": arr["websearch"]["tail_slowdown"] / ref_tail,
             "jain": arr["fairness"]["min_jain"],
             "starved_rtts": arr["fairness"]["starved_rtts"],
-            "link_inrack": mean("inrack", "link_fraction"),
-            "link_maxrtt": mean("maxrtt", "link_fraction")}
+            "link_inrack": case_mean(res, "inrack", "link_fraction"),
+            "link_maxrtt": case_mean(res, "maxrtt", "link_fraction")}
 
 
 def constraints(attrs):
@@ -502,10 +498,10 @@ def write_outputs(trials, out, ref, pareto):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    theta = None
-    if ref is not None:
-        theta = pareto_attrs(ref, ref["arrivals"]["websearch"]["tail_slowdown"])
     if pareto:
+        # θ's own objectives, for its mark on the plot.
+        theta = ref and pareto_attrs(
+            ref, ref["arrivals"]["websearch"]["tail_slowdown"])
         write_pareto(trials, out, theta, plt)
     else:
         best = max(trials, key=score_of)
