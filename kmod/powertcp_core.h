@@ -158,6 +158,18 @@ static inline u64 div64_u64(u64 a, u64 b)
  *	until a probe finds the queue gone with it (see "Competitive mode"
  *	below). It uses PT_VAR_GRAD_BASELINE's state: a mask with both is
  *	refused (pt_variant_valid()).
+ * PT_VAR_SAMPLE_MIN: the law's RTT sample is the lesser of this ACK's
+ *	and the one before it (PT_SMIN_SAMPLES), a window of samples, not
+ *	of time. For hosts whose NICs moderate their interrupts: GRO gives
+ *	an ACK the RTT of its newest segment, whose wait in the receiver's
+ *	batch depends on the flow's place in it, and the flow that reads
+ *	less of the wait keeps more of the link. A minimum over each flow's
+ *	own samples takes out much of the wait for every flow alike, where
+ *	a minimum over time favours the flow with more samples in it. The
+ *	price: the law reads less than the mean RTT and holds more queue
+ *	(docs/EVOLUTION.md). It keeps its sample in the gradient
+ *	reference's state: not with PT_VAR_GRAD_BASELINE or PT_VAR_COMPETE
+ *	(pt_variant_valid()).
  */
 #define PT_VAR_GRAD_BASELINE	BIT(0)
 #define PT_VAR_QDELAY		BIT(1)
@@ -165,9 +177,15 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define PT_VAR_DRAIN_REF	BIT(3)
 #define PT_VAR_BETA_FADE	BIT(4)
 #define PT_VAR_COMPETE		BIT(5)
+#define PT_VAR_SAMPLE_MIN	BIT(6)
 #define PT_VAR_ALL		(PT_VAR_GRAD_BASELINE | PT_VAR_QDELAY | \
 				 PT_VAR_FAST_REF | PT_VAR_DRAIN_REF | \
-				 PT_VAR_BETA_FADE | PT_VAR_COMPETE)
+				 PT_VAR_BETA_FADE | PT_VAR_COMPETE | \
+				 PT_VAR_SAMPLE_MIN)
+/* the variants with state of their own in struct pt_flow's union */
+#define PT_VAR_OWN_STATE	(PT_VAR_GRAD_BASELINE | PT_VAR_COMPETE | \
+				 PT_VAR_SAMPLE_MIN)
+#define PT_SMIN_SAMPLES		2	/* PT_VAR_SAMPLE_MIN's window */
 #define PT_DRAIN_POWER		(2 * PT_POWER_ONE)
 #define PT_BETA_FADE_SHIFT	11	/* fade width PT_POWER_ONE >> 5 */
 
@@ -248,6 +266,13 @@ struct pt_flow {
 			u64 qref_t_ns;	/* gradient reference's time */
 					/* (0: none), */
 			u64 qref_rtt_ns;	/* and its RTT, ns */
+			/*
+			 * PT_VAR_SAMPLE_MIN: the samples before this
+			 * ACK's, newest first, each µs above min_rtt_us
+			 * plus 1 (0: none; at most 0xffff, so one more
+			 * than 65534 µs above is kept as that)
+			 */
+			u16 smin[PT_SMIN_SAMPLES - 1];
 		};
 		struct pt_compete cm;	/* PT_VAR_COMPETE */
 	};
@@ -355,15 +380,16 @@ static inline u64 pt_wnd_hi(const struct pt_params *p, u64 tau_ns, u32 mss)
 }
 
 /*
- * Is @variant a mask the law can run? PT_VAR_COMPETE keeps its state where
- * PT_VAR_GRAD_BASELINE keeps its own (struct pt_flow), so not both; the
- * modules' and the BPF loader's parameter checks refuse it.
+ * Is @variant a mask the law can run? PT_VAR_COMPETE, PT_VAR_GRAD_BASELINE
+ * and PT_VAR_SAMPLE_MIN keep their state in one place (struct pt_flow's
+ * union), so at most one of them; the modules' and the BPF loader's
+ * parameter checks refuse the others.
  */
 static inline int pt_variant_valid(u32 variant)
 {
-	return !(variant & ~(u32)PT_VAR_ALL) &&
-	       (variant & (PT_VAR_COMPETE | PT_VAR_GRAD_BASELINE)) !=
-	       (PT_VAR_COMPETE | PT_VAR_GRAD_BASELINE);
+	u32 own = variant & PT_VAR_OWN_STATE;
+
+	return !(variant & ~(u32)PT_VAR_ALL) && (!own || !(own & (own - 1)));
 }
 
 /*
@@ -377,7 +403,8 @@ static inline void pt_variant_reset(struct pt_flow *f)
 	f->grad_t_ns = 0;
 	f->mid_t_ns = 0;
 	f->grad_rtt_us = 0;
-	f->mid_rtt_us = 0;	/* and so cm, the same 24 bytes, is zero */
+	f->mid_rtt_us = 0;	/* and so cm and smin, in the same 24 */
+				/* bytes, are zero */
 }
 
 /*
@@ -570,6 +597,27 @@ pt_quantum_ref(struct pt_flow *f, const struct pt_params *p, u64 rtt_ns,
 	return ref;
 }
 
+/*
+ * PT_VAR_SAMPLE_MIN: the smallest of @rtt_us and the flow's samples kept
+ * before it; keeps @rtt_us. Called after min_rtt_us has taken @rtt_us in,
+ * so every kept sample is at least min_rtt_us when it is kept (one kept
+ * before the minimum fell reads that much lower until it leaves).
+ */
+static inline u64 pt_sample_min(struct pt_flow *f, u64 rtt_us)
+{
+	u64 m = rtt_us;
+	int i;
+
+	for (i = PT_SMIN_SAMPLES - 2; i >= 0; i--) {
+		if (f->smin[i])
+			m = pt_min(m, f->min_rtt_us + f->smin[i] - 1ULL);
+		if (i)
+			f->smin[i] = f->smin[i - 1];
+	}
+	f->smin[0] = (u16)pt_min(rtt_us - f->min_rtt_us + 1, 0xffff);
+	return m;
+}
+
 /* PT_VAR_QDELAY: τ plus the queueing delay in @rtt_ns (all < 2^35). */
 static inline u64 pt_qdelay_rtt(u64 rtt_ns, const struct pt_flow *f, u64 tau)
 {
@@ -674,7 +722,6 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 	int new_tau = 0;
 
 	rtt_us = pt_clamp(rtt_us, 1, PT_TIME_MAX_NS / 1000);
-	rtt_ns = rtt_us * 1000;
 	if (!f->min_rtt_us || rtt_us < f->min_rtt_us) {
 		f->min_rtt_us = (u32)rtt_us;
 		new_tau = !p->base_rtt_us;
@@ -682,6 +729,9 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 	tau = pt_tau_ns(p, f);
 	if (new_tau || !pt_derived_current(f, p, gen, mss))
 		pt_derive(f, p, tau, mss, gen);
+	if (p->variant & PT_VAR_SAMPLE_MIN)
+		rtt_us = pt_sample_min(f, rtt_us);
+	rtt_ns = rtt_us * 1000;
 	if ((p->variant & PT_VAR_COMPETE) &&
 	    (!f->cm.round_min_us || rtt_us < f->cm.round_min_us))
 		f->cm.round_min_us = (u32)rtt_us;

@@ -55,7 +55,7 @@
 #define PT_EVO_TSO_PERMILLE		16
 #define PT_EVO_RTT_QUANTUM_US		0
 #define PT_EVO_VARIANT			0	/* the paper's law */
-#define PT_EVO_MAX_VARIANT		63	/* PT_VAR_ALL */
+#define PT_EVO_MAX_VARIANT		127	/* PT_VAR_ALL */
 
 /* The default of parameter NAME for POWERTCP_ALG, e.g. PT_THETA_GAMMA. */
 #define PT_PARAM_DEF(name)		__PT_PARAM_DEF(POWERTCP_ALG, name)
@@ -86,7 +86,7 @@ POWERTCP_PARAM_ROW(base_rtt_us, PT_PARAM_DEF(BASE_RTT_US), 0, 10000000,
 POWERTCP_PARAM_ROW(line_rate_mbps, PT_PARAM_DEF(LINE_RATE_MBPS), 1, 400000,
 		   "host line rate, in Mbit/s");
 POWERTCP_PARAM_ROW(variant, PT_PARAM_DEF(VARIANT), 0, PT_PARAM_DEF(MAX_VARIANT),
-		   "control-law variant, a mask of powertcp_core.h's PT_VAR_* (not both 1 and 32)");
+		   "control-law variant, a mask of powertcp_core.h's PT_VAR_* (at most one of 1, 32 and 64)");
 #undef POWERTCP_PARAM_ROW
 #endif /* POWERTCP_PARAM_ROW */
 

@@ -32,15 +32,20 @@ static inline const char *pt_check_invariants(const struct pt_flow *f,
 }
 
 /*
- * A variant mask the law can run, from any number: PT_VAR_COMPETE and
- * PT_VAR_GRAD_BASELINE share their state, and a mask of both (which the
- * parameter checks refuse) loses the latter.
+ * A variant mask the law can run, from any number: PT_VAR_COMPETE,
+ * PT_VAR_GRAD_BASELINE and PT_VAR_SAMPLE_MIN share their state, and a
+ * mask of more than one (which the parameter checks refuse) keeps the
+ * highest of them.
  */
 static inline u32 pt_any_variant(u64 r)
 {
 	u32 v = (u32)(r % (PT_VAR_ALL + 1));
 
-	return pt_variant_valid(v) ? v : v & ~(u32)PT_VAR_GRAD_BASELINE;
+	if (!pt_variant_valid(v))
+		v &= ~(u32)PT_VAR_GRAD_BASELINE;
+	if (!pt_variant_valid(v))
+		v &= ~(u32)PT_VAR_COMPETE;
+	return v;
 }
 
 #endif

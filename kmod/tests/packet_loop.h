@@ -16,13 +16,20 @@
  * a path samples 4 or 5, a fifth of the RTT; in a testbed scaled to
  * 100 Mbit/s a µs is a thousandth.
  *
- * With a moderation @slot_ns the hosts' NICs moderate their receive
- * interrupts as the testbed's --host-stack emulates them (a netem slot):
- * what reaches a NIC within @slot_ns of the first packet after a quiet
- * spell is taken in at once, the receiver's for all flows and each
- * sender's for its own ACKs, and GRO merges a flow's segments of one
- * batch into one skb, ACKed once with the RTT sample of its newest
- * segment, as the kernel takes rate_sample.rtt_us.
+ * The hosts (struct pl_host). With a moderation slot_ns their NICs
+ * moderate their receive interrupts as the testbed's --host-stack
+ * emulates them (a netem slot): what reaches a NIC within slot_ns of the
+ * first packet after a quiet spell is taken in at once, the receiver's
+ * for all flows and each sender's for its own ACKs, and GRO merges a
+ * flow's segments of one batch into one skb, ACKed with the RTT sample
+ * of its newest segment, as the kernel takes rate_sample.rtt_us. With
+ * delack the receiver delays its ACKs as Linux does
+ * (__tcp_ack_snd_check()): an skb that leaves more than one segment
+ * unacknowledged is ACKed at once, a lone segment waits for the next skb
+ * or the delayed-ACK timer (40 ms, TCP_DELACK_MIN). With jitter_ns each
+ * packet reaches the receiver's NIC late by up to that much (uniform,
+ * from a fixed generator seeded by seed): real hosts' timing is not
+ * lockstep, and a model without it phase-locks flows to the batches.
  *
  * The flows start together (flow i at i serialization times) at
  * pt_flow_init()'s initial rate, the kernel's initial window of 10. Time
@@ -43,6 +50,8 @@ struct pl_flow {
 	u8 sample[PL_RING];	/* its ACK carries the RTT sample */
 	u64 batch_ns;		/* the receiver's batch of the last segment */
 	u32 batch_k;		/* and its ring slot */
+	u32 ack_from;		/* the first segment of the open ACK */
+	u64 pend_timer_ns;	/* delack: a lone segment's timer (0: none) */
 	u64 ack_slot_ns;	/* the end of the sender's NIC batch */
 	u64 wstamp_ns;		/* tcp_wstamp_ns: next departure */
 	u64 srtt_us;
@@ -51,6 +60,15 @@ struct pl_flow {
 	u32 snd_nxt, snd_una;	/* in segments */
 	u32 cwnd;
 };
+
+struct pl_host {
+	u64 slot_ns;		/* NICs' moderation (0: none) */
+	u32 jitter_ns;		/* arrival jitter at the receiver's NIC */
+	u32 seed;		/* of the jitter's generator */
+	u8 delack;		/* Linux's delayed ACKs */
+};
+
+#define PL_DELACK_NS	40000000ULL	/* TCP_DELACK_MIN */
 
 struct pl_result {
 	double util;		/* the link's busy share over the span */
@@ -104,20 +122,53 @@ static inline u64 pl_nic(u64 *batch_end, u64 t, u64 slot)
 }
 
 /*
- * Segment @k of @x leaves the bottleneck at @t: when its ACK (or the one
- * that covers it) reaches the sender, and whether it carries the sample.
+ * Segments @from to @k (ring slots of consecutive segments) are ACKed by
+ * one ACK the receiver sends at @rx, which carries the sample of @k.
  */
-static inline void pl_deliver(struct pl_flow *x, u32 k, u64 t, u64 prop,
-			      u64 slot, u64 *rx_batch)
+static inline void pl_ack_at(struct pl_flow *x, u32 from, u32 k, u64 rx,
+			     u64 prop, u64 slot)
 {
-	u64 rx = pl_nic(rx_batch, t, slot);
+	u64 at = pl_nic(&x->ack_slot_ns, rx + prop, slot);
+	u32 j;
 
+	for (j = from; j != k; j = (j + 1) % PL_RING) {
+		x->acked_ns[j] = at;
+		x->sample[j] = 0;
+	}
+	x->acked_ns[k] = at;
 	x->sample[k] = 1;
-	if (slot && x->batch_ns == rx && x->snd_nxt > x->snd_una)
-		x->sample[x->batch_k] = 0;	/* GRO: the newest's */
+}
+
+/*
+ * Segment @k (ring slot) of @x leaves the bottleneck at @t and reaches the
+ * receiver's NIC at @t + @jitter: when its ACK (or the one that covers
+ * it) reaches the sender, and whether it carries the sample. Segments
+ * reach the receiver in order, so an skb's last segment is known when it
+ * arrives: a later one of the same batch joins the ACK that the earlier
+ * ones were given.
+ */
+static inline void pl_deliver(struct pl_flow *x, u32 k, u64 t, u64 jitter,
+			      u64 prop, const struct pl_host *h, u64 *rx_batch)
+{
+	u64 rx = pl_nic(rx_batch, t + jitter, h->slot_ns);
+	int joins = h->slot_ns && x->batch_ns == rx &&
+		    x->snd_nxt > x->snd_una;
+	int pending = x->pend_timer_ns && rx < x->pend_timer_ns;
+
+	if (!joins && !pending)
+		x->ack_from = k;
+	if (h->delack && !joins && !pending) {
+		/* A lone segment: the timer's ACK, unless another comes (the
+		 * sender's NIC batching left out: the timer seldom fires).
+		 */
+		x->pend_timer_ns = rx + PL_DELACK_NS;
+		pl_ack_at(x, k, k, x->pend_timer_ns, prop, 0);
+	} else {
+		x->pend_timer_ns = 0;
+		pl_ack_at(x, x->ack_from, k, rx, prop, h->slot_ns);
+	}
 	x->batch_ns = rx;
 	x->batch_k = k;
-	x->acked_ns[k] = pl_nic(&x->ack_slot_ns, rx + prop, slot);
 }
 
 /* The departure after one at @now: tcp_update_skb_after_send(). */
@@ -140,14 +191,16 @@ static inline void pl_paced(struct pl_flow *x, u64 now)
  * is @path_ns (0: τ, which must then be set); measure over the base RTTs
  * from @from_taus on. With @quantum_us the law's samples are taken as the
  * modules' rtt_quantum_us takes them (pt_quantize_rtt(); p->rtt_res_us
- * is the caller's to set, as the glue sets it); @slot_ns is the NICs'
- * moderation (0: none).
+ * is the caller's to set, as the glue sets it); @h the hosts (NULL: the
+ * paper's, which ACK every segment at once).
  */
 static inline struct pl_result packet_loop_q(const struct pt_params *p,
 					     int nflows, u32 mss, u64 path_ns,
-					     u32 quantum_us, u64 slot_ns,
+					     u32 quantum_us,
+					     const struct pl_host *h,
 					     int taus, int from_taus)
 {
+	static const struct pl_host paper;
 	static struct pl_flow fl[PL_MAX_FLOWS];
 	u64 tau = (u64)p->base_rtt_us * 1000;
 	u64 ser = (u64)PL_WIRE * 8000 / p->line_rate_mbps;
@@ -157,8 +210,12 @@ static inline struct pl_result packet_loop_q(const struct pt_params *p,
 	u64 link_free = 0, busy = 0, queued = 0, steps = 0, now, rx_batch = 0;
 	double sum = 0, sum2 = 0;
 	struct pl_result r = { 0 };
+	u64 rnd;
 	int i;
 
+	if (!h)
+		h = &paper;
+	rnd = h->seed | 1ULL << 32;	/* never 0 */
 	memset(fl, 0, sizeof(fl));
 	for (i = 0; i < nflows; i++) {
 		pt_flow_init(&fl[i].f, p, 0, 10, mss, 0);
@@ -189,8 +246,12 @@ static inline struct pl_result packet_loop_q(const struct pt_params *p,
 				if (start >= from && start < end)
 					busy += ser;
 				x->sent_ns[k] = now;
-				pl_deliver(x, k, link_free, prop, slot_ns,
-					   &rx_batch);
+				rnd ^= rnd << 13;	/* xorshift64 */
+				rnd ^= rnd >> 7;
+				rnd ^= rnd << 17;
+				pl_deliver(x, k, link_free, h->jitter_ns ?
+					   rnd % h->jitter_ns : 0,
+					   prop, h, &rx_batch);
 				x->snd_nxt++;
 				pl_paced(x, now);
 			}
@@ -220,7 +281,8 @@ static inline struct pl_result packet_loop(const struct pt_params *p,
 					   int nflows, u32 mss, u64 path_ns,
 					   int taus, int from_taus)
 {
-	return packet_loop_q(p, nflows, mss, path_ns, 0, 0, taus, from_taus);
+	return packet_loop_q(p, nflows, mss, path_ns, 0, NULL, taus,
+			     from_taus);
 }
 
 #endif

@@ -22,6 +22,8 @@ struct ref_flow {
 	u64 mid_t_ns;
 	u64 qref_t_ns;		/* the others' reference (0: none) */
 	u64 qref_rtt_ns;
+	u32 smin_us[PT_SMIN_SAMPLES];	/* PT_VAR_SAMPLE_MIN: ring of samples */
+	u32 smin_n;			/* above min_rtt_us + 1 (0: none) */
 	u64 ref_t_ns;		/* time of the last reference update */
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
@@ -51,6 +53,26 @@ static inline void ref_variant_reset(struct ref_flow *f)
 	f->mid_t_ns = 0;
 	f->qref_t_ns = 0;
 	f->qref_rtt_ns = 0;
+	memset(f->smin_us, 0, sizeof(f->smin_us));
+	f->smin_n = 0;
+}
+
+/* PT_VAR_SAMPLE_MIN: the least of @rtt_us and the last samples before it. */
+static inline u64 ref_sample_min(struct ref_flow *f, u64 rtt_us)
+{
+	u64 m = rtt_us;
+	u32 i;
+
+	for (i = 0; i < PT_SMIN_SAMPLES; i++) {
+		u64 kept = f->min_rtt_us + f->smin_us[i] - 1ULL;
+
+		if (i != f->smin_n % PT_SMIN_SAMPLES && f->smin_us[i] &&
+		    kept < m)
+			m = kept;
+	}
+	f->smin_us[f->smin_n++ % PT_SMIN_SAMPLES] =
+		(u32)pt_min(rtt_us - f->min_rtt_us + 1, 0xffff);
+	return m;
 }
 
 /*
@@ -157,10 +179,12 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 	u64 ref_rtt, ref_t, pwr_rtt;
 
 	rtt_us = pt_clamp(rtt_us, 1, PT_TIME_MAX_NS / 1000);
-	rtt_ns = rtt_us * 1000;
 	if (!f->min_rtt_us || rtt_us < f->min_rtt_us)
 		f->min_rtt_us = (u32)rtt_us;
 	tau = ref_tau_ns(p, f);
+	if (p->variant & PT_VAR_SAMPLE_MIN)
+		rtt_us = ref_sample_min(f, rtt_us);
+	rtt_ns = rtt_us * 1000;
 
 	/* First sample: nothing to differentiate against yet. */
 	if (!rtt_prev) {

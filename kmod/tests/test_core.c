@@ -923,7 +923,7 @@ static void test_packet_loop_real_scale(void)
 		p.variant = run[i].variant;
 		p.rtt_res_us = run[i].quantum_us;	/* as the glue sets it */
 		r = packet_loop_q(&p, run[i].nflows, MSS, run[i].path_ns,
-				  run[i].quantum_us, 0, 1200, 300);
+				  run[i].quantum_us, NULL, 1200, 300);
 		printf("# %u Mbit/s, tau %u us, %u flows, variant %u, quantum %u us: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
 		       run[i].mbps, run[i].tau_us, run[i].nflows,
 		       run[i].variant, run[i].quantum_us, 100 * r.util,
@@ -947,34 +947,49 @@ static void test_packet_loop_real_scale(void)
 /*
  * Hosts whose NICs moderate their receive interrupts, as the testbed's
  * --host-stack emulates them: 1 µs at the paper's scale, 250 µs at
- * 100 Mbit/s, τ the base RTT and both NICs' moderation, what a lone
+ * 100 Mbit/s, GRO, receivers that delay their ACKs as Linux does, 30 µs
+ * of jitter; τ the base RTT and both NICs' moderation, what a lone
  * packet sees (docs/TESTBED.md, "The host-stack profile"). The link
- * holds, alone and shared. Fairness is printed, not checked: the flow
- * that owns more of a batch's segments samples, through GRO's newest
- * segment, less of the moderation, reads a lower RTT and keeps more of
- * the link (Jain 0.61 for 2 flows here, 0.84-0.87 for 3 and 4; the
- * testbed's fairness runs 0.91-0.95 in their two-flow phases:
- * docs/EVOLUTION.md, "A standing RTT for hosts that moderate
- * interrupts").
+ * holds, alone and shared, under the paper's law and PT_VAR_SAMPLE_MIN,
+ * over three jitter seeds. Fairness is printed, not checked: under the
+ * paper's law the flow that owns more of a batch's segments samples,
+ * through GRO's newest segment, less of the moderation, reads a lower RTT
+ * and keeps more of the link (Jain 0.73-0.97 for 2 flows here, the
+ * testbed's two-flow phases 0.88-1.00); the testbed measures what the
+ * variant does about it (docs/EVOLUTION.md, "A minimum over two samples").
  */
 static void test_packet_loop_moderation(void)
 {
 	static const u32 n[] = { 1, 2, 3, 4, 11 };
+	static const u32 variant[] = { 0, PT_VAR_SAMPLE_MIN };
 	const u64 slot = 250 * US, path = 1160 * US;
 	struct pt_params p = theta();
-	size_t i;
+	size_t i, v;
+	u32 seed;
 
 	p.base_rtt_us = (path + 2 * slot) / US;
-	for (i = 0; i < ARRAY_SIZE(n); i++) {
-		struct pl_result r = packet_loop_q(&p, n[i], MSS, path, 0, slot,
-						   1200, 300);
+	for (v = 0; v < ARRAY_SIZE(variant); v++)
+		for (i = 0; i < ARRAY_SIZE(n); i++)
+			for (seed = 1; seed <= (n[i] > 1 && n[i] < 11 ? 3 : 1);
+			     seed++) {
+				struct pl_host h = {
+					.slot_ns = slot, .jitter_ns = 30 * US,
+					.seed = seed, .delack = 1,
+				};
+				struct pl_result r;
 
-		printf("# moderation 250 us, %u flows: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
-		       n[i], 100 * r.util, r.queue_pkts, r.jain);
-		CHECK(!r.overflow, "%u flows: ring overflow", n[i]);
-		CHECK(r.util >= 0.95, "%u flows: %.1f%% of the link", n[i],
-		      100 * r.util);
-	}
+				p.variant = variant[v];
+				r = packet_loop_q(&p, n[i], MSS, path, 0, &h,
+						  1200, 300);
+				printf("# moderation 250 us, variant %u, %u flows, seed %u: %.1f%% of the link, %.1f packets queued, Jain %.3f\n",
+				       variant[v], n[i], seed, 100 * r.util,
+				       r.queue_pkts, r.jain);
+				CHECK(!r.overflow, "%u flows: ring overflow",
+				      n[i]);
+				CHECK(r.util >= 0.95,
+				      "variant %u, %u flows: %.1f%% of the link",
+				      variant[v], n[i], 100 * r.util);
+			}
 }
 
 /*

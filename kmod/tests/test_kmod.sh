@@ -525,6 +525,8 @@ for cc in theta_powertcp powertcp_evo; do
 	if [ "$cc" = powertcp_evo ]; then
 		check "$cc: variant=33 (compete with the gradient baseline) refused" \
 			refused_write "$mod" variant 33
+		check "$cc: variant=96 (compete with the sample minimum) refused" \
+			refused_write "$mod" variant 96
 		check "$cc: variant=32 beside CUBIC: enters compete, >= 15% of the link" \
 			compete_beside_cubic "$mod" "$cc"
 	fi

@@ -303,13 +303,21 @@ static void test_cbrt_exact(void)
 	CHECK(pt_cbrt((1ULL << 63) - 1) == 2097151, "largest");
 }
 
-/* PT_VAR_COMPETE and PT_VAR_GRAD_BASELINE share state: not both. */
+/*
+ * PT_VAR_COMPETE, PT_VAR_GRAD_BASELINE and PT_VAR_SAMPLE_MIN share state:
+ * at most one of them.
+ */
 static void test_variant_valid(void)
 {
-	CHECK(pt_variant_valid(0) && pt_variant_valid(PT_VAR_COMPETE) &&
-	      pt_variant_valid(PT_VAR_ALL & ~PT_VAR_GRAD_BASELINE) &&
-	      pt_variant_valid(PT_VAR_ALL & ~PT_VAR_COMPETE), "refused");
+	u32 rest = PT_VAR_ALL & ~PT_VAR_OWN_STATE;
+
+	CHECK(pt_variant_valid(0) && pt_variant_valid(rest) &&
+	      pt_variant_valid(rest | PT_VAR_COMPETE) &&
+	      pt_variant_valid(rest | PT_VAR_GRAD_BASELINE) &&
+	      pt_variant_valid(rest | PT_VAR_SAMPLE_MIN), "refused");
 	CHECK(!pt_variant_valid(PT_VAR_COMPETE | PT_VAR_GRAD_BASELINE) &&
+	      !pt_variant_valid(PT_VAR_COMPETE | PT_VAR_SAMPLE_MIN) &&
+	      !pt_variant_valid(PT_VAR_GRAD_BASELINE | PT_VAR_SAMPLE_MIN) &&
 	      !pt_variant_valid(PT_VAR_ALL) &&
 	      !pt_variant_valid(PT_VAR_ALL + 1), "taken");
 }
@@ -490,6 +498,36 @@ static void test_compete_not_own_queue(void)
 }
 
 /*
+ * PT_VAR_SAMPLE_MIN: the law takes the lesser of each sample and the one
+ * before it, so a sample above its predecessor is read as the
+ * predecessor, one below as itself; a parameter write forgets the kept
+ * sample, and one more than 65534 us over the minimum is kept as that.
+ */
+static void test_sample_min(void)
+{
+	static const u64 in[] = { 1000, 1200, 900, 1100, 1100, 1300, 1250 };
+	static const u64 law[] = { 1000, 1000, 900, 900, 1100, 1100, 1250 };
+	struct pt_params p = params(PT_VAR_SAMPLE_MIN);
+	struct pt_flow f;
+	u64 t = 1000 * US;
+	size_t i;
+
+	pt_flow_init(&f, &p, 0, 10, MSS, 0);
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		t += 100 * US;
+		pt_on_rtt(&f, &p, 0, in[i], t, MSS);
+		CHECK(f.rtt_prev_us == law[i], "sample %zu: %llu read as %u, not %llu",
+		      i, (unsigned long long)in[i], f.rtt_prev_us,
+		      (unsigned long long)law[i]);
+	}
+	pt_on_rtt(&f, &p, 1, 1400, t += 100 * US, MSS);	/* a new generation */
+	CHECK(f.rtt_prev_us == 1400, "after a write: %u", f.rtt_prev_us);
+	pt_on_rtt(&f, &p, 1, 900 + 70000, t += 100 * US, MSS);
+	pt_on_rtt(&f, &p, 1, 900 + 80000, t += 100 * US, MSS);
+	CHECK(f.rtt_prev_us == 900 + 0xfffe, "saturated: %u", f.rtt_prev_us);
+}
+
+/*
  * Every variant keeps the invariants on random inputs at the extremes,
  * the competitive mode in each of its states.
  */
@@ -531,7 +569,7 @@ static void test_variants_bounded(void)
 
 int main(void)
 {
-	tap_plan(15);
+	tap_plan(16);
 	RUN(test_variant0_is_theta);
 	RUN(test_grad_baseline_damps_steps);
 	RUN(test_grad_baseline_age);
@@ -546,6 +584,7 @@ int main(void)
 	RUN(test_compete_beside_reno);
 	RUN(test_compete_leaves);
 	RUN(test_compete_not_own_queue);
+	RUN(test_sample_min);
 	RUN(test_variants_bounded);
 	return tap_done();
 }

@@ -463,10 +463,13 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: line_rate_mbps=400001 refused, value kept" \
 		refused_set "$cc" line_rate_mbps 400001
 	check "$cc: smooth_pct=-1 refused, value kept" refused_set "$cc" smooth_pct -1
-	check "$cc: variant=64 refused, value kept" refused_set "$cc" variant 64
+	check "$cc: variant=128 refused, value kept" refused_set "$cc" variant 128
 	[ "$cc" != powertcp_evo ] ||
 		check "$cc: variant=33 (compete with the gradient baseline) refused" \
 			refused_set "$cc" variant 33
+	[ "$cc" != powertcp_evo ] ||
+		check "$cc: variant=96 (compete with the sample minimum) refused" \
+			refused_set "$cc" variant 96
 	check "$cc: a valid set takes effect" \
 		sh -c "'$BIN' set $cc gamma=1024 &&
 		       [ \$('$BIN' get $cc gamma) = 1024 ]"
