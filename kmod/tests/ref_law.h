@@ -22,8 +22,10 @@ struct ref_flow {
 	u64 mid_t_ns;
 	u64 qref_t_ns;		/* the others' reference (0: none) */
 	u64 qref_rtt_ns;
-	u32 smin_us[PT_SMIN_SAMPLES];	/* PT_VAR_SAMPLE_MIN: ring of samples */
-	u32 smin_n;			/* above min_rtt_us + 1 (0: none) */
+	u32 smin_us[PT_SMIN_SAMPLES];	/* PT_VAR_SAMPLE_MIN: a ring of */
+					/* samples, µs above min_rtt_us */
+					/* plus 1 (0: none), */
+	u32 smin_n;			/* and how many were taken */
 	u64 ref_t_ns;		/* time of the last reference update */
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
