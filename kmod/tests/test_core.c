@@ -951,12 +951,14 @@ static void test_packet_loop_real_scale(void)
  * of jitter; τ the base RTT and both NICs' moderation, what a lone
  * packet sees (docs/TESTBED.md, "The host-stack profile"). The link
  * holds, alone and shared, under the paper's law and PT_VAR_SAMPLE_MIN,
- * over three jitter seeds. Fairness is printed, not checked: under the
- * paper's law the flow that owns more of a batch's segments samples,
- * through GRO's newest segment, less of the moderation, reads a lower RTT
- * and keeps more of the link (Jain 0.73-0.97 for 2 flows here, the
- * testbed's two-flow phases 0.88-1.00); the testbed measures what the
- * variant does about it (docs/EVOLUTION.md, "A minimum over two samples").
+ * over three jitter seeds, and 4 or more flows share it with Jain >= 0.9
+ * (0.95-0.99 over ten seeds). With 2 or 3 fairness is printed, not
+ * checked: under the paper's law the flow that owns more of a batch's
+ * segments samples, through GRO's newest segment, less of the
+ * moderation, reads a lower RTT and keeps more of the link (Jain
+ * 0.73-0.97 for 2 flows here, the testbed's two-flow phases 0.88-1.00);
+ * the testbed measures what the variant does about it
+ * (docs/EVOLUTION.md, "A minimum over two samples").
  */
 static void test_packet_loop_moderation(void)
 {
@@ -989,6 +991,9 @@ static void test_packet_loop_moderation(void)
 				CHECK(r.util >= 0.95,
 				      "variant %u, %u flows: %.1f%% of the link",
 				      variant[v], n[i], 100 * r.util);
+				CHECK(n[i] < 4 || r.jain >= 0.9,
+				      "variant %u, %u flows: Jain %.3f",
+				      variant[v], n[i], r.jain);
 			}
 }
 
