@@ -73,6 +73,11 @@ static const char usage[] =
 "                                first wrong offset, longest stall per flow\n"
 "  --cc-switch AT_US,CC          at AT_US, set TCP_CONGESTION to CC on every\n"
 "                                sender still open (repeatable)\n"
+"  --max-pacing AT_US,BPS        at AT_US, set SO_MAX_PACING_RATE to BPS\n"
+"                                (payload bytes/s; 0 = no cap) on every\n"
+"                                sender still open, connected or not\n"
+"                                (repeatable; a test instrument: flows held\n"
+"                                at a schedule of rates)\n"
 "  --preconnect-us N             connect each flow N us before its START_US\n"
 "                                (at 0 if that is earlier) and write from\n"
 "                                START_US: flows of one instant send their\n"
@@ -136,7 +141,8 @@ static struct config {
 	int sndbuf, rcvbuf, lowat;
 	int quiet, progress, changes_only, verify;
 	uint64_t app_rate_mbps;		/* 0: not limited */
-	struct cc_switch { int64_t at_ns; const char *cc; } *sw;
+	/* --cc-switch (cc set) and --max-pacing (cc NULL), by time */
+	struct timed { int64_t at_ns; const char *cc; uint64_t bps; } *sw;
 	int nsw, next_sw;
 	size_t chunk;			/* largest read or write */
 	uint64_t seed;
@@ -647,28 +653,43 @@ static void print_progress(int64_t now)
 	lp.progress_bytes = lp.total_rcvd;
 }
 
-/* --cc-switch: every sender still open moves to @cc. */
-static void cc_switch(const char *cc)
+/*
+ * --cc-switch (@t->cc: every sender still open moves to it) and
+ * --max-pacing (every sender still open, connected or not, gets the cap).
+ */
+static void timed_action(const struct timed *t)
 {
-	int i, n = 0, bad = 0;
+	unsigned long bps = t->bps ? t->bps : ~0UL;
+	const char *what = t->cc ? "--cc-switch" : "--max-pacing";
+	int i, n = 0, bad = 0, r;
 
 	for (i = 0; i < ft.n; i++) {
 		struct flow *f = &ft.v[i];
 
-		if (f->ev.fd < 0 || f->sstate == S_IDLE)
+		if (f->ev.fd < 0 || (t->cc && f->sstate == S_IDLE))
 			continue;
-		if (setsockopt(f->ev.fd, IPPROTO_TCP, TCP_CONGESTION, cc,
-			       strlen(cc))) {
+		if (t->cc)
+			r = setsockopt(f->ev.fd, IPPROTO_TCP, TCP_CONGESTION,
+				       t->cc, strlen(t->cc));
+		else
+			r = setsockopt(f->ev.fd, SOL_SOCKET, SO_MAX_PACING_RATE,
+				       &bps, sizeof(bps));
+		if (r) {
 			if (!bad++)
-				warnmsg("flow %u: --cc-switch %s: %s",
-					f->spec.id, cc, strerror(errno));
+				warnmsg("flow %u: %s: %s", f->spec.id, what,
+					strerror(errno));
 		} else {
 			n++;
 		}
 	}
-	if (!cfg.quiet)
-		printf("cc-switch to %s at t=%.3f s: %d senders, %d refused\n",
-		       cc, (now_ns() - lp.epoch) / 1e9, n, bad);
+	if (cfg.quiet)
+		return;
+	if (t->cc)
+		printf("cc-switch to %s", t->cc);
+	else
+		printf("max-pacing %llu B/s", (unsigned long long)t->bps);
+	printf(" at t=%.3f s: %d senders, %d refused\n",
+	       (now_ns() - lp.epoch) / 1e9, n, bad);
 }
 
 /* --app-rate-mbps: senders that used up their allowance may write again. */
@@ -693,6 +714,10 @@ static void run_due(int64_t now)
 {
 	int i;
 
+	/* First: a cap due at a flow's connect applies to its SYN on. */
+	while (cfg.next_sw < cfg.nsw &&
+	       lp.epoch + cfg.sw[cfg.next_sw].at_ns <= now)
+		timed_action(&cfg.sw[cfg.next_sw++]);
 	while (ft.next_connect < ft.n &&
 	       lp.epoch + connect_at(ft.by_start[ft.next_connect]) <= now)
 		flow_connect(ft.by_start[ft.next_connect++]);
@@ -702,9 +727,6 @@ static void run_due(int64_t now)
 	while (ft.next_stop < ft.nstop &&
 	       lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns <= now)
 		sender_close(ft.by_stop[ft.next_stop++]);
-	while (cfg.next_sw < cfg.nsw &&
-	       lp.epoch + cfg.sw[cfg.next_sw].at_ns <= now)
-		cc_switch(cfg.sw[cfg.next_sw++].cc);
 	if (lp.nthrottled && lp.next_tick <= now)
 		unthrottle();
 	if (lp.goodput && lp.next_tick <= now) {
@@ -923,26 +945,36 @@ static void write_results(void)
 }
 
 /* --cc-switch AT_US,CC, kept in time order. */
-static void add_switch(const char *spec)
+/* --cc-switch AT_US,CC (@cc) or --max-pacing AT_US,BPS, in time order. */
+static void add_timed(const char *spec, int cc)
 {
-	char *end;
+	const char *what = cc ? "--cc-switch" : "--max-pacing";
 	const char *comma = strchr(spec, ',');
+	struct timed t = { 0 };
 	unsigned long long at;
+	char *end;
 	int i;
 
 	errno = 0;
 	at = strtoull(spec, &end, 10);
 	if (!comma || end != comma || end == spec || errno ||
 	    at > INT64_MAX / NSEC_PER_USEC)
-		die("--cc-switch '%s': not AT_US,CC", spec);
-	if (!comma[1] || strlen(comma + 1) >= 16)
-		die("--cc-switch '%s': CC must be 1..15 characters", spec);
+		die("%s '%s': not AT_US,%s", what, spec, cc ? "CC" : "BPS");
+	t.at_ns = (int64_t)at * NSEC_PER_USEC;
+	if (cc) {
+		if (!comma[1] || strlen(comma + 1) >= 16)
+			die("--cc-switch '%s': CC must be 1..15 characters",
+			    spec);
+		t.cc = comma + 1;
+	} else {
+		t.bps = arg_u64("--max-pacing: BPS", comma + 1);
+		if (t.bps >= ~0UL)
+			die("--max-pacing '%s': BPS too large", spec);
+	}
 	cfg.sw = xrealloc(cfg.sw, (cfg.nsw + 1) * sizeof(*cfg.sw));
-	for (i = cfg.nsw; i > 0 && cfg.sw[i - 1].at_ns > (int64_t)at *
-	     NSEC_PER_USEC; i--)
+	for (i = cfg.nsw; i > 0 && cfg.sw[i - 1].at_ns > t.at_ns; i--)
 		cfg.sw[i] = cfg.sw[i - 1];
-	cfg.sw[i].at_ns = (int64_t)at * NSEC_PER_USEC;
-	cfg.sw[i].cc = comma + 1;
+	cfg.sw[i] = t;
 	cfg.nsw++;
 }
 
@@ -970,6 +1002,7 @@ static void parse_args(int argc, char **argv)
 		{ "changes-only", no_argument, NULL, 'C' },
 		{ "verify", no_argument, NULL, 'V' },
 		{ "cc-switch", required_argument, NULL, 'W' },
+		{ "max-pacing", required_argument, NULL, 'M' },
 		{ "app-rate-mbps", required_argument, NULL, 'R' },
 		{ "preconnect-us", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1051,7 +1084,10 @@ static void parse_args(int argc, char **argv)
 			cfg.verify = 1;
 			break;
 		case 'W':
-			add_switch(optarg);
+			add_timed(optarg, 1);
+			break;
+		case 'M':
+			add_timed(optarg, 0);
 			break;
 		case 'P':
 			cfg.preconnect_ns = arg_u64("--preconnect-us", optarg) *

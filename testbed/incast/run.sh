@@ -22,7 +22,7 @@ TB_PROG=incast
 . "$ROOT/testbed/lib/topology.sh"
 
 RATE_MBPS=100 SENDERS=10 PRE_US='' POST_US='' SAMPLE_US='' BACKEND=netns
-START=connect QUERIES=0 QUERY_BYTES=2800
+START=connect QUERIES=0 QUERY_BYTES=2800 ORACLE=''
 
 usage() {
 	cat <<USAGE
@@ -44,6 +44,16 @@ usage: testbed/incast/run.sh --cc SPEC --out DIR [options]
                       experiment's 255 (default 0); their completion times
                       are in the summary
   --query-bytes B     a query's size (default 2800, the artifact's)
+  --oracle D[,P]      a test instrument, the bound of issue "PowerTCP-evo must
+                      earn its place": every sender's pacing capped
+                      (SO_MAX_PACING_RATE) to the schedule of a law that
+                      drains at once and then holds the ideal rates: the
+                      long flow alone at P permille of the link's payload
+                      rate (default 990), from the incast one segment per
+                      D us for D us, then each of the 1+N flows at P/(1+N)
+                      permille. With a window that does not bind (cubic's
+                      in the 4 MB buffer) the queue is the schedule's
+                      (docs/TESTBED.md, "The incast's bound")
   --backend B         netns (default): the star of testbed/lib/topology.sh;
                       mininet: the same star built by Mininet (a Linux
                       bridge, no controller; testbed/mininet/star.sh),
@@ -63,6 +73,11 @@ opts() {
 		START=$2 ;;
 	--queries) tb_num0 "$1" "${2:-}"; QUERIES=$2 ;;
 	--query-bytes) tb_num "$1" "${2:-}"; QUERY_BYTES=$2 ;;
+	--oracle) if ! [[ ${2:-} =~ ^[1-9][0-9]{0,6}(,[1-9][0-9]{0,3})?$ ]] ||
+		   { [[ $2 == *,* ]] && [ "${2#*,}" -gt 1000 ]; }; then
+			tb_die "--oracle: '${2:-}' is not D_US[,PERMILLE] (D 1..9999999 us, PERMILLE 1..1000)"
+		fi
+		ORACLE=$2 ;;
 	--backend) [[ ${2:-} =~ ^(netns|mininet)$ ]] ||
 		tb_die "--backend: '${2:-}' is not netns or mininet"
 		BACKEND=$2 ;;
@@ -75,6 +90,8 @@ tb_parse_args opts "$@"
 [ "$SENDERS" -le 255 ] || tb_die "--senders: at most 255 (the paper's burst)"
 [ "$QUERIES" -le 1000 ] || tb_die "--queries: at most 1000"
 [ "$QUERIES" = 0 ] || [ "$SENDERS" -ge 1 ] || tb_die "--queries: needs a sender"
+[ -z "$ORACLE" ] || [ "$QUERIES" = 0 ] ||
+	tb_die "--oracle: not with --queries (its schedule is for the long flows)"
 tb_setup
 TAU_US=${TAU_US:-$((RTT_US + TB_HOST_US))}
 PRE_US=${PRE_US:-$((860 * RTT_US))}
@@ -103,12 +120,26 @@ flows() { # start_of_incast end
 		echo "--flow $i,$(tb_host $((i + 1))),$TB_RCV_ADDR,5001,$(($1 + j)),0,$2"
 		i=$((i + 1))
 	done
+	# Not in the headroom check (flows 0 END: every flow from 0), which
+	# measures what the CPU moves without a cap.
+	[ -z "$ORACLE" ] || [ "$1" = 0 ] || oracle "$1"
 	# Queries: ids from 1000, on the incast senders' hosts in turn.
 	i=0
 	[ "$QUERIES" = 0 ] || for j in $(SEED=$((SEED + 1000)) tb_jitter "$QUERIES"); do
 		echo "--flow $((1000 + i)),$(tb_host $((i % SENDERS + 2))),$TB_RCV_ADDR,5001,$(($1 + j)),$QUERY_BYTES,0"
 		i=$((i + 1))
 	done
+}
+
+# --oracle D[,P]: the pacing caps (payload bytes/s; the kernel paces
+# skb->len, a segment's payload, and the tbf counts its frame: MSS + 66).
+oracle() { # start_of_incast
+	local d=${ORACLE%%,*} p=${ORACLE#*,} mss=$((MTU - 52))
+	[ "$p" != "$ORACLE" ] || p=990
+	local full=$((RATE_MBPS * 125000 * mss / (MTU + 14)))
+	echo "--max-pacing 0,$((full * p / 1000))"
+	echo "--max-pacing $1,$((mss * 1000000 / d))"
+	echo "--max-pacing $(($1 + d)),$((full * p / 1000 / (SENDERS + 1)))"
 }
 
 topology() {
@@ -142,7 +173,7 @@ tb_retrans "$WORK/retrans.csv" $((SENDERS + 1))
 cp -r "$WORK"/* "$OUT/"
 
 tb_param backend "$BACKEND" senders "$SENDERS" start "$START" \
-	queries "$QUERIES" query_bytes "$QUERY_BYTES" \
+	queries "$QUERIES" query_bytes "$QUERY_BYTES" oracle "${ORACLE:-none}" \
 	pre_us "$PRE_US" post_us "$POST_US" \
 	end_us "$END_US" sample_us "$([ "$SAMPLE" = 1 ] && echo "$SAMPLE_US" || echo 0)"
 tb_write_params "$OUT/params.json"

@@ -328,6 +328,28 @@ check "our module: an out-of-range gamma is refused in one line" \
 	refused incast theta_powertcp=:gamma=5000 "$OUT/refused"
 check "a congestion control the kernel lacks: refused in one line" \
 	refused incast no_such_cc "$OUT/refused"
+# --oracle: cubic, every sender capped to half the link's payload rate
+# after a 5 ms trickle; without the caps cubic takes the whole link. Over
+# the 50 ms after the incast: the senders' first windows (30 KB, unpaced)
+# and 45 ms at half the link, about half of it all.
+check "--oracle 5000,500: cubic held near half the link, recorded" \
+	incast cubic "$OUT/oracle" --oracle 5000,500
+check "the oracle's run: throughput 35-65% of the link, oracle in params" \
+	/usr/bin/python3 - "$ROOT" "$OUT/oracle" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "testbed", "incast"))
+import summarize  # noqa: E402
+d = sys.argv[2]
+s = summarize.analyze(d)
+p = json.load(open(d + "/params.json"))
+share = s["avg_throughput_mbps"] / s["link_rate_mbps"]
+print("%.1f%% of the link, oracle %s" % (100 * share, p["oracle"]))
+sys.exit(not (0.35 <= share <= 0.65 and p["oracle"] == "5000,500"))
+PY
+check "--oracle 0: exit 2, one line" bad_arg incast cubic "$OUT/refused" \
+	--oracle 0
+check "--oracle with --queries: exit 2, one line" bad_arg \
+	incast cubic "$OUT/refused" --oracle 8000 --queries 5
 if [ -x "$BPF_BIN" ]; then
 	check "--bpf while our module is loaded: refused in one line" \
 		refused incast theta_powertcp "$OUT/refused" --bpf

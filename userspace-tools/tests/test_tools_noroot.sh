@@ -234,6 +234,35 @@ awk_check "--preconnect-us: connected before START_US, first byte after" \
 		 if ($1 < 3 && $9 < 20000) bad = 1 }
 	END { exit bad || n != 3 }'
 
+# --max-pacing: one unlimited reno flow capped at 10 Mbit/s (1250000 B/s)
+# from before its connect, uncapped at 300 ms. The kernel leaves a flow's
+# first ten segments unpaced (loopback's are up to 64 KB each), so the cap
+# is checked from 100 ms to 300 ms: 250000 B at the cap, at most twice
+# that. A sender's next skb keeps the send time the cap gave it (one or two
+# 64 KB skbs, up to 100 ms each), so the lift is checked from 600 ms:
+# loopback moves many times more.
+D=$OUT/cap
+mkdir -p "$D"
+"$TF" --out-dir "$D" --duration-us 800000 --interval-us 10000 \
+	--listen ".,$A,$PORT" --flow "1,.,$A,$PORT,0,0,0,reno" \
+	--max-pacing 300000,0 --max-pacing 0,1250000 \
+	>"$D/summary.txt" 2>"$D/stderr.txt"
+check "--max-pacing: exit 0" [ $? -eq 0 ]
+check "--max-pacing: both caps reported, each taken by the sender" \
+	test "$(grep -c '^max-pacing .* 1 senders, 0 refused$' "$D/summary.txt")" = 2
+awk_check "--max-pacing: 10 Mbit/s held, then lifted" "$D/goodput.csv" '
+	NR > 1 && $1 <= 100000 { a = $3 }
+	NR > 1 && $1 <= 300000 { b = $3 }
+	NR > 1 && $1 <= 600000 { c = $3 }
+	NR > 1 && $1 <= 800000 { d = $3 }
+	END { printf "100-300 ms: %d B; 600-800 ms: %d B", b - a, d - c
+	      exit !(b - a >= 125000 && b - a <= 500000 && d - c > 4 * (b - a)) }'
+expect_err "tcpflows: bad --max-pacing" "--max-pacing '10': not AT_US,BPS" \
+	"$TF" --out-dir "$OUT" --duration-us 1000 "${L[@]}" --max-pacing 10
+expect_err "tcpflows: --max-pacing rate not a number" \
+	"--max-pacing: BPS: 'fast' is not a number" \
+	"$TF" --out-dir "$OUT" --duration-us 1000 "${L[@]}" --max-pacing 0,fast
+
 # --- websearch-gen ------------------------------------------------------
 # Sizes uniform in [1000, 3000] B (mean 2000), 8 hosts on 2 leaves, 100
 # Mbit/s links, 50% load. A pair crosses leaves with probability 4/7; per
