@@ -170,6 +170,15 @@ static inline u64 div64_u64(u64 a, u64 b)
  *	(docs/EVOLUTION.md). It keeps its sample in the gradient
  *	reference's state: not with PT_VAR_GRAD_BASELINE or PT_VAR_COMPETE
  *	(pt_variant_valid()).
+ * PT_VAR_FIRST_POWER: a flow's first RTT sample, which has no sample
+ *	before it to take a gradient against, sets Γ_smooth to its RTT's
+ *	power alone, RTT / (target τ), and updates the window, where that
+ *	power is above 1; the paper's law keeps Γ_smooth at 1 and the window
+ *	as they are. An incast sender that starts behind other senders'
+ *	first windows reads a queue of several τ in its first sample; at 1
+ *	its Γ_smooth climbs to it by Δ/H a sample, about ten samples at the
+ *	line rate, and it paces at the line rate meanwhile, into the queue.
+ *	A first sample at or below the target changes nothing.
  */
 #define PT_VAR_GRAD_BASELINE	BIT(0)
 #define PT_VAR_QDELAY		BIT(1)
@@ -178,10 +187,11 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define PT_VAR_BETA_FADE	BIT(4)
 #define PT_VAR_COMPETE		BIT(5)
 #define PT_VAR_SAMPLE_MIN	BIT(6)
+#define PT_VAR_FIRST_POWER	BIT(7)
 #define PT_VAR_ALL		(PT_VAR_GRAD_BASELINE | PT_VAR_QDELAY | \
 				 PT_VAR_FAST_REF | PT_VAR_DRAIN_REF | \
 				 PT_VAR_BETA_FADE | PT_VAR_COMPETE | \
-				 PT_VAR_SAMPLE_MIN)
+				 PT_VAR_SAMPLE_MIN | PT_VAR_FIRST_POWER)
 /* the variants with state of their own in struct pt_flow's union */
 #define PT_VAR_OWN_STATE	(PT_VAR_GRAD_BASELINE | PT_VAR_COMPETE | \
 				 PT_VAR_SAMPLE_MIN)
@@ -736,12 +746,23 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 	    (!f->cm.round_min_us || rtt_us < f->cm.round_min_us))
 		f->cm.round_min_us = (u32)rtt_us;
 
-	/* First sample: nothing to differentiate against yet. */
+	/*
+	 * First sample: nothing to differentiate against yet. With
+	 * PT_VAR_FIRST_POWER its RTT alone sets Γ_smooth where it is above
+	 * the target, and the window follows.
+	 */
 	if (!rtt_prev) {
 		f->rtt_prev_us = (u32)rtt_us;
 		f->t_prev_ns = now_ns;
 		wnd = f->wnd;
-		goto out;
+		if (!(p->variant & PT_VAR_FIRST_POWER))
+			goto out;
+		norm = pt_norm_power(p, rtt_ns, rtt_ns, 1, tau);
+		if (norm <= PT_POWER_ONE)
+			goto out;
+		f->power = (u32)norm;
+		dt = tau;
+		goto update;
 	}
 
 	dt = now_ns > f->t_prev_ns ? now_ns - f->t_prev_ns : 1;
@@ -780,6 +801,7 @@ static __always_inline void pt_on_rtt(struct pt_flow *f,
 	f->rtt_prev_us = (u32)rtt_us;
 	f->t_prev_ns = now_ns;
 
+update:
 	/* cwnd = γ (cwnd_old / Γ_smooth + β) + (1 - γ) cwnd */
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
 	target_wnd = pt_min(target_wnd + pt_beta(p, f->beta_wnd, f->power),

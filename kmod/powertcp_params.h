@@ -55,7 +55,7 @@
 #define PT_EVO_TSO_PERMILLE		16
 #define PT_EVO_RTT_QUANTUM_US		0
 #define PT_EVO_VARIANT			0	/* the paper's law */
-#define PT_EVO_MAX_VARIANT		127	/* PT_VAR_ALL */
+#define PT_EVO_MAX_VARIANT		255	/* PT_VAR_ALL */
 
 /* The default of parameter NAME for POWERTCP_ALG, e.g. PT_THETA_GAMMA. */
 #define PT_PARAM_DEF(name)		__PT_PARAM_DEF(POWERTCP_ALG, name)

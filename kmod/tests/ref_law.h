@@ -188,11 +188,27 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 		rtt_us = ref_sample_min(f, rtt_us);
 	rtt_ns = rtt_us * 1000;
 
-	/* First sample: nothing to differentiate against yet. */
+	/*
+	 * First sample: nothing to differentiate against yet; with
+	 * PT_VAR_FIRST_POWER, above the target, its RTT's power alone (a
+	 * gradient of 0) is Γ_smooth, and the window takes a whole γ step.
+	 */
 	if (!rtt_prev) {
 		f->rtt_prev_ns = rtt_ns;
 		f->t_prev_ns = now_ns;
 		wnd = f->wnd;
+		if (!(p->variant & PT_VAR_FIRST_POWER))
+			goto out;
+		norm = pt_norm_power(p, rtt_ns, rtt_ns, 1, tau);
+		if (norm <= PT_POWER_ONE)
+			goto out;
+		f->power = (u32)norm;
+		target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
+		beta = pt_beta(p, pt_rate_to_wnd(p, p->beta_ppm, tau, mss),
+			       f->power);
+		target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
+		wnd = (p->gamma * target_wnd +
+		       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;
 		goto out;
 	}
 

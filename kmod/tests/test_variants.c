@@ -528,6 +528,48 @@ static void test_sample_min(void)
 }
 
 /*
+ * PT_VAR_FIRST_POWER: a first sample of 10 τ sets Γ_smooth to its RTT's
+ * power (10 / 1.05) and cuts the window by a γ step toward W / Γ + β;
+ * without the bit Γ_smooth stays 1 and the window as it was. A first
+ * sample at the target or below leaves the flow as variant 0 does, bit
+ * for bit; and from the second sample on both laws run alike.
+ */
+static void test_first_power(void)
+{
+	struct pt_params p0 = params(0), p = params(PT_VAR_FIRST_POWER);
+	struct pt_flow a, b;
+	u64 t = 1000 * US, w0, want;
+
+	pt_flow_init(&a, &p0, 0, 10, MSS, t);
+	pt_flow_init(&b, &p, 0, 10, MSS, t);
+	w0 = a.wnd;
+	pt_on_rtt(&a, &p0, 0, 10000, t + 10000 * US, MSS);
+	pt_on_rtt(&b, &p, 0, 10000, t + 10000 * US, MSS);
+	CHECK(a.power == PT_POWER_ONE && a.wnd == w0,
+	      "variant 0: power %u, window %llu of %llu", a.power,
+	      (unsigned long long)a.wnd, (unsigned long long)w0);
+	CHECK(b.power == pt_norm_power(&p, 10000 * US, 10000 * US, 1,
+				       1000 * US) &&
+	      b.power > 9 * PT_POWER_ONE && b.power < 10 * PT_POWER_ONE,
+	      "first power %.3f", (double)b.power / PT_POWER_ONE);
+	want = ((u64)p.gamma * ((w0 << PT_POWER_SHIFT) / b.power + b.beta_wnd) +
+		(PT_GAMMA_ONE - p.gamma) * w0) >> 10;
+	CHECK(b.wnd == want && b.wnd < w0 / 2,
+	      "window %.2f, want %.2f, from %.2f packets",
+	      (double)b.wnd / PT_WND_ONE, (double)want / PT_WND_ONE,
+	      (double)w0 / PT_WND_ONE);
+
+	pt_flow_init(&a, &p0, 0, 10, MSS, t);
+	pt_flow_init(&b, &p, 0, 10, MSS, t);
+	pt_on_rtt(&a, &p0, 0, 1050, t + 1050 * US, MSS);
+	pt_on_rtt(&b, &p, 0, 1050, t + 1050 * US, MSS);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "a first sample at the target");
+	pt_on_rtt(&a, &p0, 0, 3000, t + 1200 * US, MSS);
+	pt_on_rtt(&b, &p, 0, 3000, t + 1200 * US, MSS);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "the second sample");
+}
+
+/*
  * Every variant keeps the invariants on random inputs at the extremes,
  * the competitive mode in each of its states.
  */
@@ -569,7 +611,7 @@ static void test_variants_bounded(void)
 
 int main(void)
 {
-	tap_plan(16);
+	tap_plan(17);
 	RUN(test_variant0_is_theta);
 	RUN(test_grad_baseline_damps_steps);
 	RUN(test_grad_baseline_age);
@@ -585,6 +627,7 @@ int main(void)
 	RUN(test_compete_leaves);
 	RUN(test_compete_not_own_queue);
 	RUN(test_sample_min);
+	RUN(test_first_power);
 	RUN(test_variants_bounded);
 	return tap_done();
 }

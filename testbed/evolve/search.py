@@ -101,7 +101,10 @@ SPACE = {
 }
 # Held at θ-PowerTCP's values.
 FIXED = {"min_rate_ppm": 4000, "power_floor_permille": 10}
-VARIANTS = list(range(32))	# masks of powertcp_core.h's PT_VAR_*
+# Masks of powertcp_core.h's PT_VAR_*: bits 1-16 and 128 (the first
+# sample's power), not the host-specific 32 (competitive mode) and 64
+# (the lesser of two samples).
+VARIANTS = [v | f for f in (0, 128) for v in range(32)]
 # θ-PowerTCP's own parameters.
 THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
          "grad_floor_permille": 500, "smooth_pct": 100,

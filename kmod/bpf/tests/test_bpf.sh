@@ -463,7 +463,7 @@ for cc in theta_powertcp powertcp_evo; do
 	check "$cc: line_rate_mbps=400001 refused, value kept" \
 		refused_set "$cc" line_rate_mbps 400001
 	check "$cc: smooth_pct=-1 refused, value kept" refused_set "$cc" smooth_pct -1
-	check "$cc: variant=128 refused, value kept" refused_set "$cc" variant 128
+	check "$cc: variant=256 refused, value kept" refused_set "$cc" variant 256
 	[ "$cc" != powertcp_evo ] ||
 		check "$cc: variant=33 (compete with the gradient baseline) refused" \
 			refused_set "$cc" variant 33
