@@ -141,9 +141,11 @@ static struct config {
 	int sndbuf, rcvbuf, lowat;
 	int quiet, progress, changes_only, verify;
 	uint64_t app_rate_mbps;		/* 0: not limited */
-	/* --cc-switch (cc set) and --max-pacing (cc NULL), by time */
-	struct timed { int64_t at_ns; const char *cc; uint64_t bps; } *sw;
-	int nsw, next_sw;
+	/* --cc-switch (cc set) and --max-pacing (cc NULL), each by time */
+	struct timed_list {
+		struct timed { int64_t at_ns; const char *cc; uint64_t bps; } *v;
+		int n, next;
+	} sw, caps;
 	size_t chunk;			/* largest read or write */
 	uint64_t seed;
 	const char **listen;		/* --listen specs, opened at setup */
@@ -715,9 +717,9 @@ static void run_due(int64_t now)
 	int i;
 
 	/* First: a cap due at a flow's connect applies to its SYN on. */
-	while (cfg.next_sw < cfg.nsw &&
-	       lp.epoch + cfg.sw[cfg.next_sw].at_ns <= now)
-		timed_action(&cfg.sw[cfg.next_sw++]);
+	while (cfg.caps.next < cfg.caps.n &&
+	       lp.epoch + cfg.caps.v[cfg.caps.next].at_ns <= now)
+		timed_action(&cfg.caps.v[cfg.caps.next++]);
 	while (ft.next_connect < ft.n &&
 	       lp.epoch + connect_at(ft.by_start[ft.next_connect]) <= now)
 		flow_connect(ft.by_start[ft.next_connect++]);
@@ -727,6 +729,9 @@ static void run_due(int64_t now)
 	while (ft.next_stop < ft.nstop &&
 	       lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns <= now)
 		sender_close(ft.by_stop[ft.next_stop++]);
+	while (cfg.sw.next < cfg.sw.n &&
+	       lp.epoch + cfg.sw.v[cfg.sw.next].at_ns <= now)
+		timed_action(&cfg.sw.v[cfg.sw.next++]);
 	if (lp.nthrottled && lp.next_tick <= now)
 		unthrottle();
 	if (lp.goodput && lp.next_tick <= now) {
@@ -764,8 +769,12 @@ static void arm_timer(void)
 		next = lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns;
 	if (lp.goodput && lp.next_tick < next)
 		next = lp.next_tick;
-	if (cfg.next_sw < cfg.nsw && lp.epoch + cfg.sw[cfg.next_sw].at_ns < next)
-		next = lp.epoch + cfg.sw[cfg.next_sw].at_ns;
+	if (cfg.sw.next < cfg.sw.n &&
+	    lp.epoch + cfg.sw.v[cfg.sw.next].at_ns < next)
+		next = lp.epoch + cfg.sw.v[cfg.sw.next].at_ns;
+	if (cfg.caps.next < cfg.caps.n &&
+	    lp.epoch + cfg.caps.v[cfg.caps.next].at_ns < next)
+		next = lp.epoch + cfg.caps.v[cfg.caps.next].at_ns;
 	for (i = 0; i < lp.nsamplers; i++)
 		if (lp.samplers[i]->next < next)
 			next = lp.samplers[i]->next;
@@ -951,6 +960,7 @@ static void add_timed(const char *spec, int cc)
 	const char *what = cc ? "--cc-switch" : "--max-pacing";
 	const char *comma = strchr(spec, ',');
 	struct timed t = { 0 };
+	struct timed_list *l;
 	unsigned long long at;
 	char *end;
 	int i;
@@ -971,11 +981,12 @@ static void add_timed(const char *spec, int cc)
 		if (t.bps >= ~0UL)
 			die("--max-pacing '%s': BPS too large", spec);
 	}
-	cfg.sw = xrealloc(cfg.sw, (cfg.nsw + 1) * sizeof(*cfg.sw));
-	for (i = cfg.nsw; i > 0 && cfg.sw[i - 1].at_ns > t.at_ns; i--)
-		cfg.sw[i] = cfg.sw[i - 1];
-	cfg.sw[i] = t;
-	cfg.nsw++;
+	l = cc ? &cfg.sw : &cfg.caps;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	for (i = l->n; i > 0 && l->v[i - 1].at_ns > t.at_ns; i--)
+		l->v[i] = l->v[i - 1];
+	l->v[i] = t;
+	l->n++;
 }
 
 static void parse_args(int argc, char **argv)
