@@ -694,6 +694,21 @@ static void timed_action(const struct timed *t)
 	       (now_ns() - lp.epoch) / 1e9, n, bad);
 }
 
+/* Run the entries of @l that are due at @now. */
+static void timed_run(struct timed_list *l, int64_t now)
+{
+	while (l->next < l->n && lp.epoch + l->v[l->next].at_ns <= now)
+		timed_action(&l->v[l->next++]);
+}
+
+/* The earlier of @next and @l's next entry, absolute ns. */
+static int64_t timed_next(const struct timed_list *l, int64_t next)
+{
+	if (l->next < l->n && lp.epoch + l->v[l->next].at_ns < next)
+		return lp.epoch + l->v[l->next].at_ns;
+	return next;
+}
+
 /* --app-rate-mbps: senders that used up their allowance may write again. */
 static void unthrottle(void)
 {
@@ -717,9 +732,7 @@ static void run_due(int64_t now)
 	int i;
 
 	/* First: a cap due at a flow's connect applies to its SYN on. */
-	while (cfg.caps.next < cfg.caps.n &&
-	       lp.epoch + cfg.caps.v[cfg.caps.next].at_ns <= now)
-		timed_action(&cfg.caps.v[cfg.caps.next++]);
+	timed_run(&cfg.caps, now);
 	while (ft.next_connect < ft.n &&
 	       lp.epoch + connect_at(ft.by_start[ft.next_connect]) <= now)
 		flow_connect(ft.by_start[ft.next_connect++]);
@@ -729,9 +742,7 @@ static void run_due(int64_t now)
 	while (ft.next_stop < ft.nstop &&
 	       lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns <= now)
 		sender_close(ft.by_stop[ft.next_stop++]);
-	while (cfg.sw.next < cfg.sw.n &&
-	       lp.epoch + cfg.sw.v[cfg.sw.next].at_ns <= now)
-		timed_action(&cfg.sw.v[cfg.sw.next++]);
+	timed_run(&cfg.sw, now);
 	if (lp.nthrottled && lp.next_tick <= now)
 		unthrottle();
 	if (lp.goodput && lp.next_tick <= now) {
@@ -769,12 +780,8 @@ static void arm_timer(void)
 		next = lp.epoch + ft.by_stop[ft.next_stop]->spec.stop_ns;
 	if (lp.goodput && lp.next_tick < next)
 		next = lp.next_tick;
-	if (cfg.sw.next < cfg.sw.n &&
-	    lp.epoch + cfg.sw.v[cfg.sw.next].at_ns < next)
-		next = lp.epoch + cfg.sw.v[cfg.sw.next].at_ns;
-	if (cfg.caps.next < cfg.caps.n &&
-	    lp.epoch + cfg.caps.v[cfg.caps.next].at_ns < next)
-		next = lp.epoch + cfg.caps.v[cfg.caps.next].at_ns;
+	next = timed_next(&cfg.sw, next);
+	next = timed_next(&cfg.caps, next);
 	for (i = 0; i < lp.nsamplers; i++)
 		if (lp.samplers[i]->next < next)
 			next = lp.samplers[i]->next;
@@ -953,7 +960,6 @@ static void write_results(void)
 		       lp.interrupted);
 }
 
-/* --cc-switch AT_US,CC, kept in time order. */
 /* --cc-switch AT_US,CC (@cc) or --max-pacing AT_US,BPS, in time order. */
 static void add_timed(const char *spec, int cc)
 {
