@@ -163,7 +163,8 @@ mininet: tools ## the Mininet backend against netns, in a 6.1 guest
 	scripts/vm-run.sh --kernel 6.1 --icount --timeout 3600 -- \
 		bash testbed/tests/test_mininet.sh "build/kmod-$$KVER_61/kmod"
 
-# kmod/tests/idle_probe.sh in both kernels, one guest each, side by side:
+# kmod/tests/idle_probe.sh in both kernels, one guest each, side by side, on
+# the kernel test's 50 and 5 Mbit/s paths:
 # the floor of the search's target (docs/EVOLUTION.md).
 IDLE_SETS ?= $(foreach t,1010 1020 1030 1040,variant=0,target_permille=$(t))
 idle-probe: ## one flow on an idle path: what evo moves at each IDLE_SETS set, 6.1 and 6.12
@@ -174,7 +175,8 @@ idle-probe: ## one flow on an idle path: what evo moves at each IDLE_SETS set, 6
 	for k in 6.1:$$KVER_61 6.12:$$KVER_612; do \
 		scripts/vm-run.sh --kernel $${k%%:*} --icount -- \
 			bash kmod/tests/idle_probe.sh "build/kmod-$${k#*:}/kmod" \
-			--reps 2 $(IDLE_SETS) > "build/idle-probe-$${k%%:*}.log" & \
+			--reps 2 --rates 50,5 $(IDLE_SETS) \
+			> "build/idle-probe-$${k%%:*}.log" & \
 	done; wait; for f in build/idle-probe-6.1.log build/idle-probe-6.12.log; do \
 		grep '^idle-probe' "$$f" || { tail -n 5 "$$f"; exit 1; }; done
 
