@@ -34,17 +34,21 @@
  *   power Γ     Q16 (PT_POWER_ONE = 1.0), clamped to [power_floor,
  *               PT_POWER_MAX = 256.0], so Γ < 2^25.
  *   gradient    (dθ/dt + 1) in Q16, clamped to [grad_floor, 256.0].
- *   window      packets in Q10 (PT_WND_ONE = 1 packet), clamped to
- *               PT_WND_MAX = 2^32 packets (the kernel's snd_cwnd_clamp
- *               range), so a window is < 2^42.
+ *   window      packets in Q16 (PT_WND_ONE = 1 packet), clamped to
+ *               PT_WND_MAX = 2^26 packets (64 GB of 1 KB segments), so a
+ *               window is < 2^42. Q16, not coarser: a window of a third
+ *               of a packet (a slow path) is 2^14 units, so a step of
+ *               0.5% weighted by a scaled γ of 1/8 (pt_gamma()) is still
+ *               10 units, where Q10 truncated it to none and the window
+ *               stalled (docs/EVOLUTION.md, "The target's floor").
  *   γ           Q10 (1024 = 1.0).
  *   rates       Mb/s as u32 for the line rate (<= 400 Gb/s), bytes/s as
  *               u64 for the pacing rate.
  *
  * Worst-case intermediates: Γ_norm: gradient (2^24) * RTT (2^34) = 2^58;
  * smoothing: Γ (2^25) * H (2^34) = 2^59, sum of two such < 2^60;
- * window: cwnd_old (2^42) << 16 = 2^58, plus β's window (< 2^50; faded,
- * times at most 2^11 = 2^61, then shifted back), then clamped to
+ * window: cwnd_old (2^42) << 16 = 2^58, plus β's window (<= 2^42; faded,
+ * times at most 2^11 = 2^53, then shifted back), then clamped to
  * PT_WND_MAX before multiplying by γ (2^42 * 2^10 = 2^52). All fit in
  * u64 / s64.
  *
@@ -101,9 +105,9 @@ static inline u64 div64_u64(u64 a, u64 b)
 #define PT_POWER_SHIFT		16
 #define PT_POWER_ONE		BIT_ULL(PT_POWER_SHIFT)
 #define PT_POWER_MAX		(256ULL << PT_POWER_SHIFT)
-#define PT_WND_SHIFT		10
+#define PT_WND_SHIFT		16
 #define PT_WND_ONE		BIT_ULL(PT_WND_SHIFT)
-#define PT_WND_MAX		BIT_ULL(32 + PT_WND_SHIFT)
+#define PT_WND_MAX		BIT_ULL(26 + PT_WND_SHIFT)
 #define PT_GAMMA_ONE		1024U
 #define PT_TIME_MAX_NS		BIT_ULL(34)
 #define PT_LINE_RATE_MAX_MBPS	400000U
@@ -245,7 +249,8 @@ struct pt_compete {
 	u32 w_max;		/* window at the last loss, packets (0: none) */
 	u32 t_k;		/* when the cubic is back at w_max, in ticks */
 				/* of 2^PT_CM_TICK_SHIFT ns */
-	u32 w_est;		/* the Reno-friendly window, packets Q10 */
+	u32 w_est;		/* the Reno-friendly window, packets, */
+				/* PT_CM_EST_SHIFT */
 	u32 round_min_us;	/* smallest RTT sample of the round (0: none) */
 	u32 prev_min_us;	/* and of the round before (0: none) */
 	u8 state;		/* PT_CM_DELAY, PT_CM_COMPETE, PT_CM_PROBE */
@@ -256,8 +261,8 @@ struct pt_compete {
 
 struct pt_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
-	u64 wnd;		/* current window, packets Q10 */
-	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
+	u64 wnd;		/* current window, packets Q16 */
+	u64 wnd_old;		/* reference window (one RTT ago), Q16 */
 	/*
 	 * The variants' own state, cleared by a parameter write
 	 * (pt_variant_reset()); PT_VAR_COMPETE and PT_VAR_GRAD_BASELINE
@@ -290,7 +295,7 @@ struct pt_flow {
 	u64 wnd_lo;		/* derived: pt_wnd_lo() */
 	u64 wnd_hi : 43;	/* derived: pt_wnd_hi() (<= PT_WND_MAX) */
 	u64 line_mbps : 21;	/* the line rate they are of */
-	u64 beta_wnd;		/* derived: β as a window, Q10 (< 2^50) */
+	u64 beta_wnd;		/* derived: pt_beta_wnd() (<= PT_WND_MAX) */
 	u32 rtt_prev_us;	/* previous RTT sample, µs (0: none) */
 	u32 power;		/* Γ_smooth, Q16 */
 	u32 min_rtt_us;		/* smallest RTT seen, µs (0 = none yet) */
@@ -360,9 +365,9 @@ static inline u64 pt_tau_ns(const struct pt_params *p, const struct pt_flow *f)
 }
 
 /*
- * Window (packets, Q10) that carries @ppm of the line rate over @tau_ns with
+ * Window (packets, Q16) that carries @ppm of the line rate over @tau_ns with
  * segments of @mss bytes. line rate (< 2^19 Mb/s) * τ (< 2^35 ns) < 2^54;
- * bytes (< 2^41) << 10 < 2^51.
+ * bytes (< 2^41) << 16 < 2^57.
  */
 static inline u64 pt_rate_to_wnd(const struct pt_params *p, u32 ppm,
 				 u64 tau_ns, u32 mss)
@@ -376,7 +381,7 @@ static inline u64 pt_rate_to_wnd(const struct pt_params *p, u32 ppm,
 /*
  * Window bounds: [min_rate, line rate] over τ. The window may be a fraction
  * of a packet: the kernel keeps snd_cwnd >= 2 while the pacing rate, from
- * this window, carries the fraction. It never reaches 0 (1/1024 packet).
+ * this window, carries the fraction. It never reaches 0 (1/65536 packet).
  */
 static inline u64 pt_wnd_lo(const struct pt_params *p, u64 tau_ns, u32 mss)
 {
@@ -387,6 +392,12 @@ static inline u64 pt_wnd_lo(const struct pt_params *p, u64 tau_ns, u32 mss)
 static inline u64 pt_wnd_hi(const struct pt_params *p, u64 tau_ns, u32 mss)
 {
 	return pt_clamp(pt_rate_to_wnd(p, PT_PPM, tau_ns, mss), 1, PT_WND_MAX);
+}
+
+/* β as a window, at most PT_WND_MAX (the window's own bound). */
+static inline u64 pt_beta_wnd(const struct pt_params *p, u64 tau_ns, u32 mss)
+{
+	return pt_min(pt_rate_to_wnd(p, p->beta_ppm, tau_ns, mss), PT_WND_MAX);
 }
 
 /*
@@ -428,7 +439,7 @@ static inline void pt_derive(struct pt_flow *f, const struct pt_params *p,
 		pt_variant_reset(f);
 	f->wnd_lo = pt_wnd_lo(p, tau_ns, mss);
 	f->wnd_hi = pt_wnd_hi(p, tau_ns, mss);
-	f->beta_wnd = pt_rate_to_wnd(p, p->beta_ppm, tau_ns, mss);
+	f->beta_wnd = pt_beta_wnd(p, tau_ns, mss);
 	f->gen = gen;
 	f->mss = (u16)mss;	/* a larger one never compares equal */
 	f->line_mbps = p->line_rate_mbps;
@@ -672,7 +683,7 @@ static inline u64 pt_quantize_rtt(u64 rtt_us, u64 now_ns, u32 q)
 /*
  * The additive increase β (@beta_wnd, as a window) that applies at power
  * @power: all of it, or with PT_VAR_BETA_FADE above Γ = 1 a share that
- * falls linearly to none at 1 + 1/32 (beta_wnd < 2^50, times <= 2^11).
+ * falls linearly to none at 1 + 1/32 (beta_wnd <= 2^42, times <= 2^11).
  */
 static inline u64 pt_beta(const struct pt_params *p, u64 beta_wnd, u32 power)
 {
@@ -894,6 +905,7 @@ static inline int pt_reference_due(const struct pt_flow *f,
 #define PT_CM_TICK_SHIFT	20	/* the cubic's clock: 2^20 ns = 1.05 ms */
 #define PT_CM_C_SHIFT		31	/* C: 2^-31 packets/tick^3 = 0.404/s^3 */
 #define PT_CM_BETA		717	/* β_cubic, 1/1024: 0.7 */
+#define PT_CM_EST_SHIFT		10	/* w_est: packets, Q10 */
 #define PT_CM_ALPHA		542	/* 3(1 - β)/(1 + β) packets, Q10 */
 #define PT_CM_DT_MAX		BIT_ULL(20)	/* |t - K| bound, ticks: 18 min */
 
@@ -975,7 +987,7 @@ static inline u64 pt_cm_cubic(const struct pt_compete *c, u64 now_ns)
 static inline u32 pt_cm_cwnd(const struct pt_flow *f)
 {
 	u64 w = pt_max(pt_cm_cubic(&f->cm, f->t_prev_ns),
-		       f->cm.w_est >> PT_WND_SHIFT);
+		       f->cm.w_est >> PT_CM_EST_SHIFT);
 
 	return (u32)pt_clamp(w, PT_CWND_MIN_DELACK, 0xffffffffULL);
 }
@@ -998,7 +1010,7 @@ static inline void pt_cm_epoch(struct pt_compete *c, u64 w, u64 now_ns,
 	c->t_k = (u32)((now_ns >> PT_CM_TICK_SHIFT) +
 		       (c->w_max > after ?
 			pt_cbrt((c->w_max - after) << PT_CM_C_SHIFT) : 0));
-	c->w_est = (u32)pt_min(after << PT_WND_SHIFT, 0xffffffffULL);
+	c->w_est = (u32)pt_min(after << PT_CM_EST_SHIFT, 0xffffffffULL);
 }
 
 /*
@@ -1059,7 +1071,7 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	c->cut = 0;
 	c->w_max = 0;		/* no loss yet */
 	c->t_k = (u32)(f->t_prev_ns >> PT_CM_TICK_SHIFT);
-	c->w_est = (u32)pt_min(pt_max(pipe, PT_CWND_MIN_DELACK) << PT_WND_SHIFT,
+	c->w_est = (u32)pt_min(pt_max(pipe, PT_CWND_MIN_DELACK) << PT_CM_EST_SHIFT,
 			       0xffffffffULL);
 }
 
@@ -1086,12 +1098,15 @@ static inline void pt_compete(struct pt_flow *f, const struct pt_params *p,
 			pt_cm_epoch(c, pt_cm_cwnd(f), f->t_prev_ns, 1);
 			c->cut = 2;	/* this round and the next */
 		}
-		/* τ/srtt in Q20 (<= 1): cwnd (< 2^42, Q10) x it < 2^62 */
+		/*
+		 * τ/srtt in Q20 (<= 1): cwnd (at most PT_WND_MAX, Q16) x
+		 * it < 2^62
+		 */
 		tau = pt_tau_ns(p, f);
 		srtt = pt_max(pt_min(srtt_us, PT_TIME_MAX_NS / 1000) * 1000,
 			      tau);
-		w = (((u64)pt_cm_cwnd(f) << PT_WND_SHIFT) *
-		     div64_u64(tau << 20, srtt)) >> 20;
+		w = ((pt_min(pt_cm_cwnd(f), PT_WND_MAX >> PT_WND_SHIFT) <<
+		      PT_WND_SHIFT) * div64_u64(tau << 20, srtt)) >> 20;
 	}
 	f->wnd = pt_clamp(w, f->wnd_lo, f->wnd_hi);
 }
@@ -1234,7 +1249,7 @@ static inline u32 pt_recovery_cwnd(u32 cwnd, u32 cwnd_now, u32 losses,
 
 /*
  * The law's rate in bytes/s: W / τ, capped at the line rate.
- * bytes = wnd * mss < 2^58 (Q10). Below 2^34 (a window under 16 MB),
+ * bytes = wnd * mss < 2^58 (Q16). Below 2^34 (a window under 256 KB),
  * bytes * 10^9 < 2^64 and one division gives the rate. Above, it is
  * computed as q * 10^9 + r * 10^9 / τ with q, r = divmod(bytes, τ): τ <=
  * 2^34 keeps r * 10^9 < 2^64, and q >= 2^34 means a rate far above any

@@ -14,8 +14,8 @@
 struct ref_flow {
 	u64 t_prev_ns;		/* time of the previous RTT sample */
 	u64 rtt_prev_ns;	/* previous RTT sample, ns (< 2^34; 0: none) */
-	u64 wnd;		/* current window, packets Q10 */
-	u64 wnd_old;		/* reference window (one RTT ago), Q10 */
+	u64 wnd;		/* current window, packets Q16 */
+	u64 wnd_old;		/* reference window (one RTT ago), Q16 */
 	u64 grad_rtt_ns;	/* gradient reference sample (below), */
 	u64 grad_t_ns;		/* at least H/4 old once set (0: none) */
 	u64 mid_rtt_ns;		/* and the next one, at most H/4 old */
@@ -204,8 +204,7 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 			goto out;
 		f->power = (u32)norm;
 		target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
-		beta = pt_beta(p, pt_rate_to_wnd(p, p->beta_ppm, tau, mss),
-			       f->power);
+		beta = pt_beta(p, pt_beta_wnd(p, tau, mss), f->power);
 		target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
 		wnd = (p->gamma * target_wnd +
 		       (PT_GAMMA_ONE - p->gamma) * f->wnd) >> 10;
@@ -243,7 +242,7 @@ static inline void ref_on_rtt(struct ref_flow *f, const struct pt_params *p,
 
 	/* cwnd = γ (cwnd_old / Γ_smooth + β) + (1 - γ) cwnd */
 	target_wnd = div64_u64(f->wnd_old << PT_POWER_SHIFT, f->power);
-	beta = pt_beta(p, pt_rate_to_wnd(p, p->beta_ppm, tau, mss), f->power);
+	beta = pt_beta(p, pt_beta_wnd(p, tau, mss), f->power);
 	target_wnd = pt_min(target_wnd + beta, PT_WND_MAX);
 	gamma = pt_gamma(p, f->wnd, tau, dt);
 	wnd = (gamma * target_wnd + (PT_GAMMA_ONE - gamma) * f->wnd) >> 10;

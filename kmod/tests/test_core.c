@@ -129,6 +129,33 @@ static void test_gamma_one(void)
 }
 
 /*
+ * A slow path (docs/EVOLUTION.md, "The target's floor"): 5 Mbit/s, τ 1014
+ * µs, 0.42 packet of BDP, as kmod/tests/idle_probe.sh's traced flow at
+ * target 1010: an empty path's RTT 4 µs above τ (power 0.994), one
+ * sample and one reference move each 5.3 ms, so each sample weighs γ
+ * τ/dt, 0.13. From 80% of the line rate the window grows back to it
+ * within a second; in windows of Q10 each step truncated to nothing and
+ * the flow stayed at 82% for good.
+ */
+static void test_slow_path_grows(void)
+{
+	struct pt_params p = theta();
+	struct pt_flow f;
+	u64 w0;
+
+	p.line_rate_mbps = 5;
+	p.base_rtt_us = 1014;
+	p.target_permille = 1010;
+	p.init_rate_ppm = 800000;
+	pt_flow_init(&f, &p, 0, 10, MSS, 0);
+	w0 = f.wnd;
+	feed_flat(&f, &p, 0, 1018, 5300 * US, 200, 1);
+	CHECK(f.wnd == f.wnd_hi, "window %.4f packet, from %.4f, line %.4f",
+	      wnd_pkts(&f), (double)w0 / PT_WND_ONE,
+	      (double)f.wnd_hi / PT_WND_ONE);
+}
+
+/*
  * From equilibrium (RTT = target, Γ = 1): a rising RTT drives power above 1
  * and shrinks the window; a falling RTT drives it below 1 and grows it.
  */
@@ -280,8 +307,9 @@ static void test_cwnd_over_srtt(void)
 	f.wnd = PT_WND_ONE / 4;
 	CHECK(pt_cwnd_pkts(&f, &p, 1000, 2) == 2, "floor: %u",
 	      pt_cwnd_pkts(&f, &p, 1000, 2));
-	f.wnd = PT_WND_MAX;
-	CHECK(pt_cwnd_pkts(&f, &p, 10000000, 2) == 0xffffffffU, "clamp: %u",
+	f.wnd = PT_WND_MAX;	/* at 2 τ: twice the largest window */
+	CHECK(pt_cwnd_pkts(&f, &p, 10000000, 2) ==
+	      2 * (PT_WND_MAX >> PT_WND_SHIFT), "largest: %u",
 	      pt_cwnd_pkts(&f, &p, 10000000, 2));
 }
 
@@ -813,8 +841,8 @@ static void test_gamma_sparse(void)
 
 #define GAMMA_IS(wnd, tau, dt, want) \
 	CHECK(pt_gamma(&p, wnd, tau, dt) == (want), \
-	      "window %llu/1024, tau %llu ns, dt %llu ns: %llu, want %d", \
-	      (unsigned long long)(wnd), (unsigned long long)(tau), \
+	      "window %llu/%llu, tau %llu ns, dt %llu ns: %llu, want %d", \
+	      (unsigned long long)(wnd), PT_WND_ONE, (unsigned long long)(tau), \
 	      (unsigned long long)(dt), \
 	      (unsigned long long)pt_gamma(&p, wnd, tau, dt), want)
 	GAMMA_IS(sub, 1000 * US, 1 * US, 717);
@@ -825,8 +853,8 @@ static void test_gamma_sparse(void)
 	GAMMA_IS(1, 1000, PT_TIME_MAX_NS, 1);
 	GAMMA_IS(sub, PT_TIME_MAX_NS, PT_TIME_MAX_NS, 717);
 	/* 4/5 packet, rounded down and up: 5/4 of it is under, at 1 */
-	GAMMA_IS(819, 1000 * US, 2000 * US, 358);
-	GAMMA_IS(820, 1000 * US, 2000 * US, 717);
+	GAMMA_IS(PT_WND_ONE * 4 / 5, 1000 * US, 2000 * US, 358);
+	GAMMA_IS(PT_WND_ONE * 4 / 5 + 1, 1000 * US, 2000 * US, 717);
 	/* clocked windows, samples spaced by the receiver: γ */
 	GAMMA_IS(2 * PT_WND_ONE, 1000 * US, 40000 * US, 717);
 	GAMMA_IS(PT_WND_MAX, 1000 * US, 4000 * US, 717);
@@ -1128,6 +1156,8 @@ static const struct {
 	  test_rtt_usable },
 	{ "paced sub-packet windows: samples weigh gamma * min(1, tau / dt)",
 	  test_gamma_sparse },
+	{ "a slow path's sub-packet window grows at a power just below 1",
+	  test_slow_path_grows },
 	{ "packet model: 11, 21, 51 flows keep the link, fairly",
 	  test_packet_loop_subpacket },
 	{ "packet model at 25 Gbit/s, 4.64 us, whole-us RTT samples",
@@ -1142,7 +1172,7 @@ static const struct {
 	{ "mapping: floor 2 once the receiver is seen delaying ACKs",
 	  test_delack_floor },
 	{ "mapping: automatic tau before the first sample", test_auto_tau_before_sample },
-	{ "extreme inputs: 10 s RTT, 400 Gb/s, 2^32-packet window",
+	{ "extreme inputs: 10 s RTT, 400 Gb/s, 2^26-packet window",
 	  test_extremes },
 	{ "random inputs match 128-bit arithmetic", test_random_against_exact },
 	{ "random sequences keep state within bounds", test_random_sequences },

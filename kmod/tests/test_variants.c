@@ -268,7 +268,7 @@ static void test_beta_fade_fixed_point(void)
 	}
 	CHECK(q0 > 0.05 && q16 > 0 && q16 < 0.5 * q0,
 	      "queue above the target: theta %.4f tau, faded %.4f", q0, q16);
-	/* From 2:1, within the windows' Q10 resolution (a 4% spread). */
+	/* From 2:1, to within a 4% spread. */
 	CHECK(sum * sum / (11 * sq) > 0.999, "faded, 11 flows: Jain %.4f",
 	      sum * sum / (11 * sq));
 	loop_windows(&p0, 2, two, 1000, w);
