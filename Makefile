@@ -166,7 +166,7 @@ mininet: tools ## the Mininet backend against netns, in a 6.1 guest
 # kmod/tests/idle_probe.sh in both kernels, one guest each, side by side, on
 # the kernel test's 50 and 5 Mbit/s paths:
 # the floor of the search's target (docs/EVOLUTION.md).
-IDLE_SETS ?= $(foreach t,1010 1020 1030 1040,variant=0,target_permille=$(t))
+IDLE_SETS ?= $(foreach t,1000 1010 1020 1030,variant=0,target_permille=$(t))
 idle-probe: ## one flow on an idle path: what evo moves at each IDLE_SETS set, 6.1 and 6.12
 	@[ -f build/kernels.env ] || bash scripts/setup.sh
 	. build/kernels.env && for r in $$KVER_61 $$KVER_612; do \
