@@ -39,8 +39,9 @@
  *               window is < 2^42. Q16, not coarser: a window of a third
  *               of a packet (a slow path) is 2^14 units, so a step of
  *               0.5% weighted by a scaled γ of 1/8 (pt_gamma()) is still
- *               10 units, where Q10 truncated it to none and the window
- *               stalled (docs/EVOLUTION.md, "The target's floor").
+ *               10 units; with 10 fractional bits it truncates to none
+ *               and the window stalls (docs/EVOLUTION.md, "The target's
+ *               floor").
  *   γ           Q10 (1024 = 1.0).
  *   rates       Mb/s as u32 for the line rate (<= 400 Gb/s), bytes/s as
  *               u64 for the pacing rate.

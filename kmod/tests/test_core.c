@@ -134,8 +134,8 @@ static void test_gamma_one(void)
  * target 1010: an empty path's RTT 4 µs above τ (power 0.994), one
  * sample and one reference move each 5.3 ms, so each sample weighs γ
  * τ/dt, 0.13. From 80% of the line rate the window grows back to it
- * within a second; in windows of Q10 each step truncated to nothing and
- * the flow stayed at 82% for good.
+ * within a second; with 10 fractional bits of window each step truncates
+ * to nothing and the flow stays at 80% for good.
  */
 static void test_slow_path_grows(void)
 {
