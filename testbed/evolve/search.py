@@ -427,10 +427,11 @@ class Heartbeat(threading.Thread):
             try:
                 self.storage.record_heartbeat(self.trial_id)
             except Exception as e:	# the next beat may reach it
-                # Optuna's own message is generic; what failed is the cause.
+                # Optuna's own message is generic; what failed is the
+                # cause, whose text may be empty (then its repr).
                 why = e.__cause__ or e
                 print("heartbeat of trial id %d: %s" % (
-                    self.trial_id, str(why).splitlines()[0]),
+                    self.trial_id, (str(why).splitlines() or [repr(why)])[0]),
                     file=sys.stderr, flush=True)
 
     def stop(self):
