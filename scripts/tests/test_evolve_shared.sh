@@ -18,9 +18,10 @@
 #   history.csv lists every complete trial once;
 #   the study is the default multi-objective one (three objectives), and
 #   B's pareto.csv is the front recomputed here from history.csv (the
-#   feasible trials no other beats in waiting, tail and Jain), its
-#   best.json the pick of search.py's rule (the least waiting queue of
-#   the front's trials with tail <= 1 and Jain >= 0.98), pareto.png a PNG.
+#   feasible trials no other beats in waiting, tail and starvation), its
+#   best.json the pick of search.py's rule (of the front's trials with
+#   waiting at most half θ's and tail <= 1, the shortest starvation, then
+#   the least waiting), a trial, and pareto.png a PNG.
 # The server is stopped and its directory removed at exit, on failure
 # too. Root or not; about a minute.
 #
@@ -138,23 +139,27 @@ elif what == "pareto":	# DIR: pareto.csv, best.json, pareto.png of history.csv
     with open(os.path.join(d, "history.csv")) as f:
         rows = [r for r in csv.DictReader(f) if r["feasible"] == "1"]
     def vec(r):
-        return (float(r["waiting"]), float(r["tail"]), -float(r["jain"]))
+        return (float(r["waiting"]), float(r["tail"]),
+                float(r["starved_rtts"]))
     def beats(a, b):
         return all(x <= y for x, y in zip(a, b)) and a != b
     want = sorted(int(r["trial"]) for r in rows
                   if not any(beats(vec(o), vec(r)) for o in rows))
     with open(os.path.join(d, "pareto.csv")) as f:
         got = sorted(int(r["trial"]) for r in csv.DictReader(f))
-    good = [r for r in rows if int(r["trial"]) in want and
-            float(r["tail"]) <= 1.0 and float(r["jain"]) >= 0.98]
-    pick = (int(min(good, key=lambda r: float(r["waiting"]))["trial"])
-            if good else None)
     with open(os.path.join(d, "best.json")) as f:
         best = json.load(f)
+    good = [r for r in rows if int(r["trial"]) in want and
+            float(r["tail"]) <= 1.0 and
+            float(r["waiting"]) <= 0.5 * best["theta"]["waiting"]]
+    pick = (int(min(good, key=lambda r: (float(r["starved_rtts"]),
+                                          float(r["waiting"])))["trial"])
+            if good else None)
     with open(os.path.join(d, "pareto.png"), "rb") as f:
         png = f.read(8) == b"\x89PNG\r\n\x1a\n"
     dirs = len(optuna.load_study(study_name=name, storage=url).directions)
-    done(dirs == 3 and got == want and best["trial"] == pick and png and
+    done(dirs == 3 and got == want and pick is not None and
+         best["trial"] == pick and png and
          0 < len(want) < len(rows),
          "%d objectives; front %s of %d feasible, recomputed %s; picked %s, "
          "rule's %s; png %s" % (dirs, got, len(rows), want, best["trial"],

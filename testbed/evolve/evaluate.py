@@ -11,7 +11,8 @@ A candidate is a congestion control (default powertcp_evo) with module
 parameters and, optionally, a module build of its own (--module: a .ko that
 registers NAME). The suite (testbed/evolve/suite.json) is the 10:1 incast at
 the paper's in-rack and largest RTT, each for two seeds, and the arrivals:
-the fairness phases and a short web search. Every case runs in ONE QEMU
+the fairness phases and a short web search (one run per seed, its short
+flows pooled). Every case runs in ONE QEMU
 guest under -icount, one after the other; each case's raw data and
 analysis land in DIR/CASE/, and DIR/score.json holds the objective and
 every component (throughput, average/p99 queue, drain time per incast
@@ -139,24 +140,42 @@ def guest_script(args, suite, cases, kmod, out):
                f["phase_rtts"], f["seed"], kmod))
     if "websearch" in arr:
         w = arr["websearch"]
-        lines.append(
-            "bash testbed/websearch/run.sh --cc %s --out %s/websearch --loads %d "
-            "--flows %d --seed %d --no-headroom --kmod-dir %s"
-            % (cc, out, w["load"], w["flows"], w["seed"], kmod))
+        for s in ws_seeds(w):
+            lines.append(
+                "bash testbed/websearch/run.sh --cc %s --out %s --loads %d "
+                "--flows %d --seed %d --no-headroom --kmod-dir %s"
+                % (cc, ws_dir(out, w, s), w["load"], w["flows"], s, kmod))
     return "\n".join(lines) + "\n"
 
 
+def ws_seeds(w):
+    """The seeds of the suite's web search @w: "seeds" (a list), or one
+    "seed" as the suites before pooling had it."""
+    return w["seeds"] if "seeds" in w else [w["seed"]]
+
+
+def ws_dir(out, w, seed):
+    """Where the web search of @seed runs: OUT/websearch, or with several
+    seeds OUT/websearch/seed-S."""
+    d = os.path.join(out, "websearch")
+    return os.path.join(d, "seed-%d" % seed) if "seeds" in w else d
+
+
 def tail_slowdown(per_flow_csv, below_bytes, percentile):
-    """The @percentile of the slowdown of the flows below @below_bytes; a
-    flow that did not finish counts as the largest slowdown there is."""
+    """The @percentile of the slowdown of the flows below @below_bytes in
+    the per_flow.csv file @per_flow_csv, or in a list of them pooled (one
+    run per seed: more flows, a steadier percentile); a flow that did not
+    finish counts as the largest slowdown there is."""
+    files = [per_flow_csv] if isinstance(per_flow_csv, str) else per_flow_csv
     vals = []
-    with open(per_flow_csv) as f:
-        for r in csv.DictReader(f):
-            if int(r["bytes"]) < below_bytes:
-                vals.append(float(r["slowdown"]) if r["status"] == "done"
-                            else float("inf"))
+    for path in files:
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                if int(r["bytes"]) < below_bytes:
+                    vals.append(float(r["slowdown"]) if r["status"] == "done"
+                                else float("inf"))
     if not vals:
-        die("%s: no flow below %d B" % (per_flow_csv, below_bytes))
+        die("%s: no flow below %d B" % (", ".join(files), below_bytes))
     vals.sort()
     return vals[min(len(vals) - 1, int(percentile / 100 * len(vals)))]
 
@@ -173,13 +192,16 @@ def summarize_arrivals(out, arr):
             "jain": [ph["jain_index"] for ph in s["phases"]]}
     if "websearch" in arr:
         w = arr["websearch"]
-        run = os.path.join(out, "websearch", "load-%d" % w["load"])
-        analyze_websearch(run)  # writes per_flow.csv
+        runs = [os.path.join(ws_dir(out, w, s), "load-%d" % w["load"])
+                for s in ws_seeds(w)]
+        for run in runs:
+            analyze_websearch(run)  # writes per_flow.csv
         res["websearch"] = {
-            "tail_slowdown": tail_slowdown(os.path.join(run, "per_flow.csv"),
-                                           w["below_bytes"],
-                                           w["percentile"]),
-            "below_bytes": w["below_bytes"], "percentile": w["percentile"]}
+            "tail_slowdown": tail_slowdown(
+                [os.path.join(run, "per_flow.csv") for run in runs],
+                w["below_bytes"], w["percentile"]),
+            "below_bytes": w["below_bytes"], "percentile": w["percentile"],
+            "seeds": ws_seeds(w)}
     return res
 
 
@@ -292,6 +314,7 @@ def main():
     res = finish({"algorithm": args.algorithm, "params": dict(
         p.split("=") for p in args.param), "module": args.module,
         "kernel": rel, "full": args.full, "seeds": args.seeds,
+        "suite": suite,
         "incast_score": incast, "cases": per_case, "aggregate": agg,
         "arrivals": arr}, suite.get("penalty", {}), ref_tail)
     with open(os.path.join(out, "score.json"), "w") as f:

@@ -16,21 +16,30 @@ objectives are final when both are done.
 --objective pareto (the default; study "powertcp_evo_pareto") is a
 multi-objective search, Optuna's MOTPE (--sampler motpe) or NSGA-II
 (--sampler nsga2), over three objectives of the suite:
-  waiting   the in-rack incast's average bytes waiting at the bottleneck
-            (the case study's queue, without the packet in service), mean
-            over the seeds: less is better
-  tail      the short-flow tail of the web search (suite.json's percentile
-            of the slowdown of flows below its size) over θ-PowerTCP's:
-            less is better
-  jain      the fairness phases' lowest Jain index: more is better
-under three constraints: the in-rack incast moves >= 99% of the link, the
-largest-RTT one >= 98%, and no fairness flow stays below 0.7x its share
-for more than 50 base RTTs. OUT/pareto.csv holds the feasible trials no
-other feasible trial beats in all three, OUT/pareto.png plots them, and
-OUT/best.json is the pick, by a rule fixed before any search ran: of the
-front's trials whose tail is at most θ's (ratio <= 1) and whose Jain is
-at least 0.98, the one with the least waiting queue; none if no trial
-qualifies (best.json then says so).
+  waiting       the in-rack incast's average bytes waiting at the
+                bottleneck (the case study's queue, without the packet in
+                service), mean over the seeds: less is better
+  tail          the short-flow tail of the web search (suite.json's
+                percentile of the slowdown of flows below its size, the
+                seeds pooled) over θ-PowerTCP's: less is better
+  starved_rtts  the fairness phases' longest time a flow stays below 0.7x
+                its share, in base RTTs: less is better
+under four constraints: the in-rack incast moves >= 99% of the link, the
+largest-RTT one >= 98%, no fairness flow stays below 0.7x its share for
+more than 50 base RTTs, and every multi-flow phase keeps Jain >= 0.98.
+OUT/pareto.csv holds the feasible trials no other feasible trial beats
+in all three, OUT/pareto.png plots them, and OUT/best.json is the pick,
+by a rule fixed before the search ran: of the front's trials whose
+waiting queue is at most half θ's and whose tail is at most θ's (ratio
+<= 1), the one starved the shortest, then the least waiting queue; none
+if no trial qualifies (best.json then says so). The goals of the queue
+and the tail are thresholds; past them, what the pick buys is the
+margin of the fairness goal, the one held-out check whose figure moves
+most between seeds (docs/EVOLUTION.md, "The sixth search").
+
+OUT belongs to one suite: θ's reference there (OUT/reference/score.json)
+records the suite it ran, and a search whose suite.json differs is
+refused (another --out, or the old OUT moved away).
 
 --objective score is the earlier searches' single objective (TPE, study
 "powertcp_evo"): the incast's mean combined score less the arrivals'
@@ -113,16 +122,21 @@ THETA = {"variant": 0, "gamma": 717, "beta_ppm": 6000, "target_permille": 1050,
 # at the target's floor: that target alone (it beat θ in every case of the
 # suite); with the first sample's power (bit 128, 0.73x θ's waiting queue
 # in the in-rack incast); that with half θ's β (0.56-0.60x, but a flow
-# starved in the fairness phases: a point beyond the feasible front); and
+# starved in the fairness phases: a point beyond the feasible front);
 # bit 128 starting at a quarter of the line rate, the start the case
-# study's variant took. The drain reference (bit 8), the last searches'
-# start, lost 0.6-1% of the link in-rack and is left to the sampler.
+# study's variant took; and the fifth search's least queue with starved
+# flows in bounds (its trial 21) from the line rate: its start at 22% of
+# it cost short flows 1.45x θ's p95 slowdown in the held-out web search.
+# The drain reference (bit 8) alone lost 0.6-1% of the link in-rack and
+# is left to the sampler.
 FLOOR = SPACE["target_permille"][0]
 START = [dict(THETA, variant=0, target_permille=FLOOR),
          dict(THETA, variant=128, target_permille=FLOOR),
          dict(THETA, variant=128, target_permille=FLOOR, beta_ppm=3000),
          dict(THETA, variant=128, target_permille=FLOOR,
-              init_rate_ppm=250000)]
+              init_rate_ppm=250000),
+         dict(THETA, variant=158, gamma=565, beta_ppm=4408,
+              target_permille=1092, grad_floor_permille=967, smooth_pct=75)]
 COMPONENTS = ["combined_score", "link_fraction", "avg_queue_bytes",
               "p99_queue_bytes", "drain_time_us", "jain_index"]
 ARRIVALS = [("fairness", "min_jain"), ("fairness", "starved_rtts"),
@@ -130,12 +144,13 @@ ARRIVALS = [("fairness", "min_jain"), ("fairness", "starved_rtts"),
 # --objective pareto: (user attribute, direction), and the constraints'
 # bounds (Optuna's: feasible where every value is <= 0).
 OBJECTIVES = [("waiting", "minimize"), ("tail", "minimize"),
-              ("jain", "maximize")]
+              ("starved_rtts", "minimize")]
 MIN_LINK = {"inrack": 0.99, "maxrtt": 0.98}
 MAX_STARVED_RTTS = 50
-# The pick from the front (see the docstring): the tail at most θ's, Jain
-# at least this.
-PICK_JAIN = 0.98
+MIN_JAIN = 0.98
+# The pick from the front (see the docstring): the waiting queue at most
+# this much of θ's, the tail at most θ's.
+PICK_WAITING = 0.5
 
 
 # This worker, in the trials it runs (their user attribute "worker").
@@ -201,6 +216,21 @@ def snapshot_module(out, kernel):
     return ko
 
 
+def check_suite(out):
+    """Die unless OUT's reference, if it has one, ran this suite.json: the
+    tail's reference and the objectives of OUT's trials are the suite's."""
+    path = os.path.join(out, "reference", "score.json")
+    if not os.path.exists(path):
+        return
+    with open(os.path.join(HERE, "suite.json")) as f:
+        suite = json.load(f)
+    with open(path) as f:
+        if json.load(f).get("suite") != suite:
+            die("%s holds a search on another training suite than "
+                "testbed/evolve/suite.json: give another --out, or move it "
+                "away" % out)
+
+
 class Reference(threading.Thread):
     """θ-PowerTCP on the suite, once per study (OUT/reference/score.json),
     in the background; wait() gives its score.json, or None if it failed.
@@ -249,7 +279,8 @@ def constraints(attrs):
     where each is <= 0."""
     return [MIN_LINK["inrack"] - attrs["link_inrack"],
             MIN_LINK["maxrtt"] - attrs["link_maxrtt"],
-            attrs["starved_rtts"] - MAX_STARVED_RTTS]
+            attrs["starved_rtts"] - MAX_STARVED_RTTS,
+            MIN_JAIN - attrs["jain"]]
 
 
 def evaluate(trial, out, kernel, ref, lock):
@@ -299,22 +330,20 @@ def evaluate(trial, out, kernel, ref, lock):
         agg["avg_queue_bytes"]["mean"])
 
 
-def stand_in(trial, out, seconds):
-    """--stand-in's trial: SECONDS of sleep, then fixed functions of the
-    parameters in place of the testbed's figures, and the same attributes
-    and OUT/trials/NNNN/score.json as a real trial's. The score: 0 at θ's
-    parameters, less the further from them, one point less for each
-    variant bit. The pareto objectives pull apart, as the testbed's do: a
-    lower target, β or initial rate holds less queue; a lower initial
-    rate lengthens the tail, a lower β loses fairness; a gamma below 550
-    loses the link (infeasible)."""
-    time.sleep(seconds)
-    p = trial.params
+def stand_in_attrs(p):
+    """--stand-in's figures of the parameters @p, fixed functions in place
+    of the testbed's: the score 0 at θ's parameters, less the further from
+    them, one point less for each variant bit; the pareto objectives pull
+    apart as the testbed's do: a lower target, β or initial rate holds
+    less queue (the target 1000 half θ's); a lower initial rate lengthens
+    the tail, a lower β starves flows longer (below 1000 ppm the Jain
+    index too, infeasible); a gamma below 550 loses the link
+    (infeasible)."""
     score = -100 * sum(((p[k] - THETA[k]) / (hi - lo)) ** 2
                        for k, (lo, hi, _) in SPACE.items())
     score -= bin(p["variant"]).count("1")
     rate = p["init_rate_ppm"] / 1e6
-    waiting = (2400 * p["target_permille"] / 1050 *
+    waiting = (2400 * (p["target_permille"] - 950) / 100 *
                (p["beta_ppm"] / 6000) ** 0.3 * (0.5 + 0.5 * rate))
     agg = {"combined_score": score, "link_fraction": 1.0,
            "avg_queue_bytes": waiting + 1500,
@@ -323,9 +352,21 @@ def stand_in(trial, out, seconds):
     attrs = dict(agg, incast_score=score, penalty=0.0)
     attrs.update({k + "_min": v for k, v in agg.items()})
     link = 0.97 if p["gamma"] < 550 else 1.0
+    # In whole intervals of the fairness analysis (4 base RTTs).
+    starved = 4 * round(12 * max(0.0, 1 - p["beta_ppm"] / 9000))
     attrs.update(waiting=waiting, tail=1 + 0.6 * (1 - rate),
-                 jain=min(1.0, 0.9 + 0.1 * p["beta_ppm"] / 6000),
-                 starved_rtts=0, link_inrack=link, link_maxrtt=link)
+                 jain=min(1.0, 0.97 + 0.01 * p["beta_ppm"] / 1000),
+                 starved_rtts=starved, link_inrack=link, link_maxrtt=link)
+    return score, attrs
+
+
+def stand_in(trial, out, seconds):
+    """--stand-in's trial: SECONDS of sleep, then stand_in_attrs() in place
+    of the testbed's figures, and the same attributes and
+    OUT/trials/NNNN/score.json as a real trial's."""
+    time.sleep(seconds)
+    p = trial.params
+    score, attrs = stand_in_attrs(p)
     tdir = os.path.join(out, "trials", "%04d" % trial.number)
     os.makedirs(tdir, exist_ok=True)
     with open(os.path.join(tdir, "score.json"), "w") as f:
@@ -349,8 +390,9 @@ def objective_factory(run, lock, progress, pareto):
         trial.set_user_attr("score", score)
         need = dict(trial.params, **FIXED)
         if pareto:
-            detail = "waiting %6.0f B  tail %.3f  Jain %.3f%s" % (
-                attrs["waiting"], attrs["tail"], attrs["jain"],
+            detail = "waiting %6.0f B  tail %.3f  starved %g  Jain %.3f%s" % (
+                attrs["waiting"], attrs["tail"], attrs["starved_rtts"],
+                attrs["jain"],
                 "" if max(constraints(attrs)) <= 0 else "  (infeasible)")
         with lock:
             progress["done"] += 1
@@ -470,32 +512,54 @@ def front(trials):
     return [t for t in ok if not any(beats(key(u), key(t)) for u in ok)]
 
 
-def pick(pareto):
-    """The rule of the docstring: of the front's trials with the tail at
-    most θ's and Jain at least PICK_JAIN, the least waiting queue."""
+def pick(pareto, theta):
+    """The rule of the docstring: of the front's trials with the waiting
+    queue at most PICK_WAITING of θ's (@theta: θ's objectives; without
+    them, no pick) and the tail at most θ's, the shortest starvation, then
+    the least waiting queue."""
+    if theta is None:
+        return None
     good = [t for t in pareto if t.user_attrs["tail"] <= 1.0 and
-            t.user_attrs["jain"] >= PICK_JAIN]
-    return min(good, key=lambda t: t.user_attrs["waiting"]) if good else None
+            t.user_attrs["waiting"] <= PICK_WAITING * theta["waiting"]]
+    return min(good, key=lambda t: (t.user_attrs["starved_rtts"],
+                                    t.user_attrs["waiting"])) if good else None
 
 
-def write_outputs(trials, out, ref, pareto):
+PICK_RULE = ("of the front's trials with waiting <= %g x theta's and tail "
+             "<= 1 (theta's), the shortest starvation, then the least "
+             "waiting queue" % PICK_WAITING)
+
+
+def theta_attrs(ref, stand_in_run):
+    """θ-PowerTCP's objectives: those of its score.json's content @ref
+    (None without one), or with @stand_in_run the stand-in's at θ's
+    parameters."""
+    if stand_in_run:
+        return stand_in_attrs(THETA)[1]
+    return ref and pareto_attrs(
+        ref, ref["arrivals"]["websearch"]["tail_slowdown"])
+
+
+def write_outputs(trials, out, ref, pareto, theta):
     """OUT's history, best and plots from the study's @trials; @ref is
-    θ's score.json content (None without one)."""
+    θ's score.json content (None without one), @theta its objectives
+    (theta_attrs())."""
     import optuna
     trials = [t for t in trials
               if t.state == optuna.trial.TrialState.COMPLETE]
     trials.sort(key=lambda t: t.number)
     keys = ["variant"] + list(SPACE)
-    objectives = [k for k, _ in OBJECTIVES] + ["link_inrack", "link_maxrtt"]
-    extra = ["incast_score", "penalty"] + [k for _, k in ARRIVALS]
+    objectives = [k for k, _ in OBJECTIVES] + ["jain", "link_inrack",
+                                               "link_maxrtt"]
+    extra = ["incast_score", "penalty"] + [k for _, k in ARRIVALS
+                                           if k not in objectives]
 
     def history(f):
         w = csv.writer(f)
         w.writerow(["trial", "score"] + keys + objectives + ["feasible"] +
                    extra + COMPONENTS + [c + "_min" for c in COMPONENTS])
         for t in trials:
-            has = all(k in t.user_attrs
-                      for k in objectives + ["starved_rtts"])
+            has = all(k in t.user_attrs for k in objectives)
             w.writerow([t.number, "%.3f" % score_of(t)] +
                        [t.params.get(k, "") for k in keys] +
                        [t.user_attrs.get(c, "") for c in objectives] +
@@ -510,9 +574,6 @@ def write_outputs(trials, out, ref, pareto):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     if pareto:
-        # θ's own objectives, for its mark on the plot.
-        theta = ref and pareto_attrs(
-            ref, ref["arrivals"]["websearch"]["tail_slowdown"])
         write_pareto(trials, out, theta, plt)
     else:
         best = max(trials, key=score_of)
@@ -549,24 +610,21 @@ def write_pareto(trials, out, theta, plt):
     pareto study's complete @trials; @theta: θ's objectives, or None."""
     pts = front(trials)
     pts.sort(key=lambda t: t.user_attrs["waiting"])
-    chosen = pick(pts)
+    chosen = pick(pts, theta)
     keys = ["variant"] + list(SPACE)
 
     def table(f):
         w = csv.writer(f)
         w.writerow(["trial"] + [k for k, _ in OBJECTIVES] +
-                   ["starved_rtts", "link_inrack", "link_maxrtt", "picked"] +
-                   keys)
+                   ["jain", "link_inrack", "link_maxrtt", "picked"] + keys)
         for t in pts:
             a = t.user_attrs
             w.writerow([t.number, "%.1f" % a["waiting"], "%.4f" % a["tail"],
-                        "%.4f" % a["jain"], "%g" % a["starved_rtts"],
+                        "%g" % a["starved_rtts"], "%.4f" % a["jain"],
                         "%.4f" % a["link_inrack"], "%.4f" % a["link_maxrtt"],
                         int(t is chosen)] + [t.params[k] for k in keys])
     replace_file(os.path.join(out, "pareto.csv"), table)
-    rule = ("of the front's trials with tail <= 1 (theta's) and Jain >= %g, "
-            "the least waiting queue" % PICK_JAIN)
-    best = {"rule": rule, "front": [t.number for t in pts],
+    best = {"rule": PICK_RULE, "front": [t.number for t in pts],
             "theta": theta, "trial": None}
     if chosen is not None:
         best.update(trial=chosen.number, params=chosen.params,
@@ -581,12 +639,14 @@ def write_pareto(trials, out, theta, plt):
     ok = [t for t in trials if feasible(t)]
     ax.scatter([t.user_attrs["waiting"] for t in bad],
                [t.user_attrs["tail"] for t in bad], marker="x", s=18,
-               color="#bbbbbb", label="infeasible (link or starvation)")
+               color="#bbbbbb", label="infeasible (link or fairness)")
     sc = ax.scatter([t.user_attrs["waiting"] for t in ok],
                     [t.user_attrs["tail"] for t in ok],
-                    c=[t.user_attrs["jain"] for t in ok], cmap="viridis",
-                    vmin=0.9, vmax=1.0, s=22, label="feasible trial")
-    fig.colorbar(sc, ax=ax, label="lowest Jain index of the fairness phases")
+                    c=[t.user_attrs["starved_rtts"] for t in ok],
+                    cmap="viridis_r", vmin=0, vmax=MAX_STARVED_RTTS, s=22,
+                    label="feasible trial")
+    fig.colorbar(sc, ax=ax, label="fairness phases: longest starvation "
+                 "(base RTTs)")
     ax.scatter([t.user_attrs["waiting"] for t in pts],
                [t.user_attrs["tail"] for t in pts], s=90, facecolors="none",
                edgecolors="#d62728", label="Pareto front")
@@ -597,6 +657,8 @@ def write_pareto(trials, out, theta, plt):
     if theta is not None:
         ax.scatter([theta["waiting"]], [1.0], marker="D", s=60,
                    color="#1f77b4", label="θ-PowerTCP")
+        ax.axvline(PICK_WAITING * theta["waiting"], color="#1f77b4", ls=":",
+                   lw=0.8)
     ax.axhline(1.0, color="#1f77b4", ls=":", lw=0.8)
     ax.set_xlabel("in-rack incast: average bytes waiting (B)")
     ax.set_ylabel("web-search short-flow tail over θ-PowerTCP's")
@@ -679,6 +741,8 @@ def main():
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
+    if args.stand_in is None:
+        check_suite(out)
     storage = args.storage or "sqlite:///" + os.path.join(out, "study.db")
     shown = sqlalchemy.engine.make_url(storage).render_as_string(
         hide_password=True)
@@ -717,11 +781,12 @@ def main():
             study = optuna.create_study(study_name=args.study, storage=rdb,
                                         directions=directions,
                                         sampler=sampler, load_if_exists=True)
-            if len(study.directions) != len(directions):
-                die("study %s has %d objective(s), --objective %s %d: "
-                    "another --study name" % (
-                        args.study, len(study.directions), args.objective,
-                        len(directions)))
+            if [d.name.lower() for d in study.directions] != directions:
+                die("study %s has the objectives' directions %s, "
+                    "--objective %s %s: another --study name" % (
+                        args.study, [d.name.lower()
+                                     for d in study.directions],
+                        args.objective, directions))
             if not trials:
                 for params in START:
                     study.enqueue_trial(params)
@@ -748,6 +813,9 @@ def main():
     def ref_res():
         return ref.wait() if ref is not None else None
 
+    def theta():
+        return theta_attrs(ref_res(), args.stand_in is not None)
+
     done = sum(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
     if args.study_trials is None:
         plan = "running %d more" % args.trials
@@ -765,9 +833,9 @@ def main():
 
     def checkpoint():
         trials = rdb.get_all_trials(study_id, deepcopy=False)
-        r = ref_res()
+        r, th = ref_res(), theta()
         with lock:
-            write_outputs(trials, out, r, pareto)
+            write_outputs(trials, out, r, pareto, th)
 
     def next_trial():
         """This worker's next trial and its heartbeat, or (None, None).
@@ -836,20 +904,22 @@ def main():
         die("the reference run failed")
     trials = rdb.get_all_trials(study_id, deepcopy=False)
     with lock:
-        write_outputs(trials, out, ref_res(), pareto)
+        write_outputs(trials, out, ref_res(), pareto, theta())
     complete = [t for t in trials
                 if t.state == optuna.trial.TrialState.COMPLETE]
     if complete and pareto:
         pts = front(complete)
-        b = pick(pts)
+        b = pick(pts, theta())
         print("Pareto front: %d of %d complete trials (%s/pareto.csv, "
               "pareto.png); picked: %s" % (
                   len(pts), len(complete), out,
-                  "none (no front trial with the tail at most θ's and Jain "
-                  ">= %g)" % PICK_JAIN if b is None else
-                  "trial %d, waiting %.0f B, tail %.3f, Jain %.3f, %s" % (
+                  "none (%s: no front trial qualifies)" % PICK_RULE
+                  if b is None else
+                  "trial %d, waiting %.0f B, tail %.3f, starved %g RTTs, "
+                  "Jain %.3f, %s" % (
                       b.number, b.user_attrs["waiting"], b.user_attrs["tail"],
-                      b.user_attrs["jain"], " ".join(
+                      b.user_attrs["starved_rtts"], b.user_attrs["jain"],
+                      " ".join(
                           "%s=%d" % kv for kv in sorted(b.params.items())))))
     elif complete:
         b = max(complete, key=score_of)
