@@ -753,8 +753,13 @@ def main():
     # comes first.
     try:
         with study_lock:
+            # SQLite's writers wait up to 5 s for a lock by default; the
+            # heartbeat thread beside two workers' reads lost beats to
+            # "database is locked". A minute is well inside the grace.
+            sqlite = storage.startswith("sqlite")
             rdb = optuna.storages.RDBStorage(
-                storage, heartbeat_interval=args.heartbeat,
+                storage, engine_kwargs={"connect_args": {"timeout": 60}}
+                if sqlite else None, heartbeat_interval=args.heartbeat,
                 grace_period=args.grace,
                 failed_trial_callback=optuna.storages.RetryFailedTrialCallback(
                     max_retry=1))
