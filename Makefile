@@ -206,21 +206,20 @@ evolve-shared: ## the search as WORKERS workers sharing a PostgreSQL study until
 evolve-rankcheck: ## short windows against full-length runs on a sample
 	/usr/bin/python3 testbed/evolve/rankcheck.py
 
-# The checks the search never sees: fairness over 3 seeds, a 20:1 incast.
-evolve-heldout: ## fairness (3 seeds) and a 20:1 incast, theta vs evo
-	bash testbed/run.sh fairness --algorithms theta_powertcp,powertcp_evo \
-		--seeds 3 --out results/heldout/fairness
-	bash testbed/run.sh incast --algorithms theta_powertcp,powertcp_evo \
-		--seeds 2 --out results/heldout/incast20 -- --senders 20
+# The checks the search never sees (testbed/evolve/heldout.py), of a
+# candidate beside theta in the same runs: PARAMS=P=V:P=V.. (default: evo's
+# defaults). Results in results/heldout/ (a check done for the same
+# candidate is not run again), then the verdict of each of the issue's
+# goals: results/heldout/heldout.md.
+WS_SEEDS ?= 5
+HELDOUT = /usr/bin/python3 testbed/evolve/heldout.py run $(if $(PARAMS),--params '$(PARAMS)')
+evolve-heldout: ## held-out checks of a candidate (PARAMS=): incasts, fairness, BPF build (long)
+	bash scripts/setup.sh
+	$(HELDOUT) --checks incast,maxrtt,fanin20,burst,delack,fairness,bpf
 
-# One guest per algorithm and load, two at a time.
-evolve-websearch: ## web search, theta vs evo, 2000 flows at 50% and 80% load (long)
-	for l in 50 80; do \
-		bash testbed/run.sh websearch --timeout 20000 \
-			--algorithms theta_powertcp,powertcp_evo \
-			--out results/heldout/websearch-$$l -- --loads $$l \
-			--flows 2000 || exit 1; \
-	done
+evolve-websearch: ## its 2000-flow web search at 50% and 80% load, WS_SEEDS seeds (5; long)
+	bash scripts/setup.sh
+	$(HELDOUT) --checks websearch --ws-seeds $(WS_SEEDS)
 
 help: ## this list
 	@awk -F':[^#]*## ' '/^[a-z][a-z0-9-]*:.*## / { printf "  %-18s %s\n", $$1, $$2 }' \
