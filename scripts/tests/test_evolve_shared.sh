@@ -7,7 +7,7 @@
 # one study through its URL, with the --stand-in objective (a trial sleeps
 # 2 s; no guest):
 #   two workers starting at once on the empty database make one schema,
-#   one study and its four starting points;
+#   one study and its starting points (search.py's START);
 #   worker A takes a trial, worker B joins while it runs (and must leave
 #   it alone), A is killed with SIGKILL in its first trial past the start
 #   points (its sampler's, drawn beside B's: a seed shared by the two
@@ -222,18 +222,21 @@ both_start() {
 		{ echo "$FINISHED"; return 1; }
 	study started
 }
-check "two workers starting at once: one study, its 4 start points enqueued once" \
+# search.py's start points: trials 0 to NSTART - 1 of a new study.
+NSTART=$($PY -c 'import sys; sys.path.insert(0, sys.argv[1])
+from search import START; print(len(START))' "$ROOT/testbed/evolve")
+check "two workers starting at once: one study, its $NSTART start points enqueued once" \
 	both_start
 
 # A takes a trial, B joins while it runs, A dies in its first trial past
-# the 4 start points (trials 0-3).
+# the start points.
 worker a --study-trials "$TRIALS"
 A=$PID
 FIRST=$(study running "$(hostname):$A" 0)
 worker b --study-trials "$TRIALS"
 B=$PID
 KILLED=''
-if [ -n "$FIRST" ] && KILLED=$(study running "$(hostname):$A" 4); then
+if [ -n "$FIRST" ] && KILLED=$(study running "$(hostname):$A" "$NSTART"); then
 	sleep 0.5
 	if kill -9 "$A" 2> /dev/null; then
 		wait "$A" 2> /dev/null
