@@ -89,7 +89,7 @@ suite "$T" make -s -C userspace-tools test
 report "$F"
 bg "$N" bash userspace-tools/tests/test_tools_noroot.sh
 suite "$A" bash userspace-tools/tests/test_analyze.sh
-suite "held-out verdicts on fixed inputs" bash testbed/tests/test_heldout_report.sh
+suite "held-out verdicts on fixed inputs" bash scripts/tests/test_heldout_report.sh
 report "$N"
 report "$L"
 

@@ -7,7 +7,7 @@
 # as its figures say, and bad arguments refused in one line (exit 2)
 # before anything runs.
 #
-#   testbed/tests/test_heldout_report.sh
+#   scripts/tests/test_heldout_report.sh
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
