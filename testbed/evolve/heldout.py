@@ -181,8 +181,25 @@ def incast_runs(out, check):
     return res
 
 
+def seed_pairs(out, check, theta_from=None):
+    """[(seed, evo's run row, θ's)] of an incast check, in seed order, the
+    seeds where both ran; θ's from @theta_from's check if given."""
+    runs = incast_runs(out, check)
+    theta = incast_runs(out, theta_from) if theta_from else runs
+    return [(seed, runs[seed][EVO], theta[seed][THETA])
+            for seed in sorted(runs)
+            if EVO in runs[seed] and THETA in theta.get(seed, {})]
+
+
 def link(r):
     return r["avg_throughput_mbps"] / r["link_rate_mbps"]
+
+
+def queue_row(seed, e, t):
+    """One seed's waiting queues and links, evo's against θ's."""
+    return "seed %d: %.0f B at %.2f%% against %.0f B at %.2f%%" % (
+        seed, e["avg_waiting_bytes"], 100 * link(e), t["avg_waiting_bytes"],
+        100 * link(t))
 
 
 def verdict(oks):
@@ -193,35 +210,22 @@ def verdict(oks):
     return "met" if all(oks) else "not met"
 
 
-def judge_queue(out, check, factor, floor_link, cap=None, evo_from=None):
+def judge_queue(out, check, factor, floor_link, cap=None, theta_from=None):
     """The waiting-queue goal of an incast check: evo's waiting at most
-    @factor of θ's (same seed; θ's from @evo_from's check if given) and
+    @factor of θ's (same seed; θ's from @theta_from's check if given) and
     at most @cap bytes, its link at least @floor_link."""
-    runs = incast_runs(out, check)
-    theta = incast_runs(out, evo_from) if evo_from else runs
     rows, oks = [], []
-    for seed in sorted(runs):
-        e, t = runs[seed].get(EVO), theta.get(seed, {}).get(THETA)
-        if not e or not t:
-            continue
+    for seed, e, t in seed_pairs(out, check, theta_from):
         ratio = e["avg_waiting_bytes"] / t["avg_waiting_bytes"]
-        ok = (ratio <= factor and link(e) >= floor_link and
-              (cap is None or e["avg_waiting_bytes"] <= cap))
-        oks.append(ok)
-        rows.append("seed %d: %.0f B at %.2f%% against %.0f B at %.2f%% "
-                    "(%.2fx)" % (seed, e["avg_waiting_bytes"], 100 * link(e),
-                                 t["avg_waiting_bytes"], 100 * link(t),
-                                 ratio))
+        oks.append(ratio <= factor and link(e) >= floor_link and
+                   (cap is None or e["avg_waiting_bytes"] <= cap))
+        rows.append("%s (%.2fx)" % (queue_row(seed, e, t), ratio))
     return verdict(oks), rows
 
 
 def judge_score(out, check, queries=False):
-    runs = incast_runs(out, check)
     rows, oks = [], []
-    for seed in sorted(runs):
-        e, t = runs[seed].get(EVO), runs[seed].get(THETA)
-        if not e or not t:
-            continue
+    for seed, e, t in seed_pairs(out, check):
         ok = e["combined_score"] > t["combined_score"]
         row = "seed %d: score %.1f against %.1f" % (
             seed, e["combined_score"], t["combined_score"])
@@ -235,11 +239,7 @@ def judge_score(out, check, queries=False):
 
 
 def judge_delack(out):
-    runs = incast_runs(out, "delack")
-    rows = ["seed %d: %.0f B at %.2f%% against %.0f B at %.2f%%" % (
-        seed, r[EVO]["avg_waiting_bytes"], 100 * link(r[EVO]),
-        r[THETA]["avg_waiting_bytes"], 100 * link(r[THETA]))
-        for seed, r in sorted(runs.items()) if EVO in r and THETA in r]
+    rows = [queue_row(*p) for p in seed_pairs(out, "delack")]
     return ("reported" if rows else "not run"), rows
 
 
@@ -315,7 +315,7 @@ def report(args):
         ("fairness: Jain >= 0.98, starvation <= 50 base RTTs",
          judge_fairness(out)),
         ("BPF build: the in-rack incast's goals",
-         judge_queue(out, "bpf", 0.5, 0.99, cap=2400, evo_from="incast")),
+         judge_queue(out, "bpf", 0.5, 0.99, cap=2400, theta_from="incast")),
     ]
     for load_pct in (50, 80):
         goals.append(("web search %d%%: short flows' p99 and p99.9 no worse"
