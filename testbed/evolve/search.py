@@ -786,12 +786,11 @@ def main():
             study = optuna.create_study(study_name=args.study, storage=rdb,
                                         directions=directions,
                                         sampler=sampler, load_if_exists=True)
-            if [d.name.lower() for d in study.directions] != directions:
+            have = [d.name.lower() for d in study.directions]
+            if have != directions:
                 die("study %s has the objectives' directions %s, "
                     "--objective %s %s: another --study name" % (
-                        args.study, [d.name.lower()
-                                     for d in study.directions],
-                        args.objective, directions))
+                        args.study, have, args.objective, directions))
             if not trials:
                 for params in START:
                     study.enqueue_trial(params)
