@@ -20,14 +20,16 @@
 static const char usage[] =
 "usage: incast-analyze --qdisc F --goodput F --flows F --algorithm NAME\n"
 "         --link-mbps R --incast-us T0 --end-us T1 --bdp-bytes B\n"
-"         [--from-us TA] [--retrans F] [--json OUT] [--csv-row OUT]\n"
+"         [--from-us TA] [--retrans F] [--serial-link] [--json OUT]\n"
+"         [--csv-row OUT]\n"
 "Metrics over [TA, T1] (TA defaults to T0, the incast start): bottleneck\n"
 "throughput, queue mean/p99/peak (the backlog, and the bytes waiting: the\n"
-"backlog without the packet in service), drain time to below B after the\n"
-"peak, combined score (of each), goodput and Jain index, drops, the\n"
-"incast flows' (the long flows but flow 0) Jain index, longest stall and\n"
-"slowest first byte, the senders' retransmissions (--retrans: a CSV\n"
-"id,retrans_segs; -1 without it), the completion times of the sized\n"
+"backlog without the packet in service; with --serial-link, a bottleneck\n"
+"whose bucket holds one frame, the backlog itself), drain time to below\n"
+"B after the peak, combined score (of each), goodput and Jain index,\n"
+"drops, the incast flows' (the long flows but flow 0) Jain index, longest\n"
+"stall and slowest first byte, the senders' retransmissions (--retrans: a\n"
+"CSV id,retrans_segs; -1 without it), the completion times of the sized\n"
 "flows (the queries), and a pre-incast\n"
 "baseline over [max(0, T0 - (T1 - T0)), T0). JSON to stdout\n"
 "(or --json OUT); --csv-row appends the same values as one CSV row\n"
@@ -126,6 +128,7 @@ static long read_flows(const char *path, int64_t t1, int64_t **fct,
 /* Qdisc samples, time-sorted; Q(i, col) is a column of sample i. */
 static int64_t *qd;
 static size_t nq;
+static int serial_link;
 #define Q(i, col) qd[(size_t)(i) * Q_NCOL + (col)]
 
 /*
@@ -136,12 +139,16 @@ static size_t nq;
  * with one packet or more in the backlog, the head is in service. Its
  * size is not in the statistics; the backlog's mean packet size stands
  * in for it (rounded), exact where the packets are of one size, as the
- * full-sized segments of long flows are.
+ * full-sized segments of long flows are. The testbed's --serial-link
+ * bucket holds one frame and sends a packet when its service starts (the
+ * ACK path carries the serialization): its backlog is all waiting.
  */
 static int64_t waiting(size_t i)
 {
 	int64_t bytes = Q(i, Q_BACKLOG), pkts = Q(i, Q_BPKTS);
 
+	if (serial_link)
+		return bytes;
 	if (pkts <= 1)
 		return 0;
 	return bytes - (bytes + pkts / 2) / pkts;
@@ -460,6 +467,7 @@ int main(int argc, char **argv)
 		{ "bdp-bytes", required_argument, NULL, 'b' },
 		{ "from-us", required_argument, NULL, 's' },
 		{ "retrans", required_argument, NULL, 'x' },
+		{ "serial-link", no_argument, NULL, 'l' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "csv-row", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -499,6 +507,9 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			rpath = optarg;
+			break;
+		case 'l':
+			serial_link = 1;
 			break;
 		case 'r':
 			rate = arg_posf("--link-mbps", optarg);

@@ -62,7 +62,8 @@ def queue(case, qdisc, p, c):
          "--flows", os.path.join(case, "flows.csv"),
          "--algorithm", p["algorithm"], "--link-mbps", str(p["rate_mbps"]),
          "--incast-us", str(p["from_us"]), "--end-us", str(p["duration_us"]),
-         "--bdp-bytes", str(p["bdp_bytes"])],
+         "--bdp-bytes", str(p["bdp_bytes"])] +
+        (["--serial-link"] if p.get("serial_link") else []),
         check=True, capture_output=True, text=True).stdout
     q = json.loads(out)
     return {k: q[k] for k in QUEUE_FIGURES}

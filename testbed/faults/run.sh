@@ -36,7 +36,7 @@ ALL_CASES=(base loss0.1 loss1 loss5 reorder duplicate corrupt linkdown1s
 	tau_high rate_high rate_low ccswitch paramwrites rmmod)
 SMOKE_CASES=(loss1 ccswitch paramwrites rmmod)
 RATE_MBPS=100 DURATION_US=1500000 CASES_ARG=''
-TB_NO_OPTS='--no-sample --trace --start-jitter-us --ecn-k-bytes --host-stack --rx-usecs'
+TB_NO_OPTS='--no-sample --trace --start-jitter-us --ecn-k-bytes --host-stack --rx-usecs --serial-link'
 
 usage() {
 	cat <<USAGE

@@ -55,7 +55,8 @@ def analyze(run):
         "--incast-us", str(p["pre_us"]),
         "--end-us", str(p["end_us"]),
         "--bdp-bytes", str(p["bdp_bytes"])] +
-        (["--retrans", retrans] if os.path.isfile(retrans) else []))
+        (["--retrans", retrans] if os.path.isfile(retrans) else []) +
+        (["--serial-link"] if p.get("serial_link") else []))
 
 
 def aggregate(rows):

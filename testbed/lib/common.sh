@@ -308,7 +308,7 @@ tb_load_bpf() {
 
 CC='' CC_SPEC='' OUT='' RTT_US='' TAU_US='' BUFFER_BYTES=4000000 MTU=1500
 SEED=1 ECN_K_BYTES=30000 SAMPLE=1 HEADROOM=1 KMOD_DIR='' TRACE=0 TRACE_FILTER='' JITTER_US=
-TB_BPF=0 DELAYED_ACKS=0 TB_CHECK=0 HOST_STACK=0 RX_USECS=''
+TB_BPF=0 DELAYED_ACKS=0 TB_CHECK=0 HOST_STACK=0 RX_USECS='' SERIAL_LINK=0
 TB_NO_OPTS=''	# common options an experiment does not take
 
 # tb_usage_common: the help of the common options. Uses RATE_MBPS (the
@@ -363,6 +363,14 @@ USAGE
                       in what arrived within U of the first packet at once
                       (default 1, two packets at 25 Gbit/s; 0: none)
 USAGE
+	[[ $TB_NO_OPTS == *--serial-link* ]] || cat <<USAGE
+  --serial-link       the bottleneck serializes every packet as a link
+                      does, an isolated one too, so that the empty path's
+                      RTT is the base RTT, as in ns-3 (default: a token
+                      bucket of two frames, which passes an isolated
+                      packet at once: the empty path 8% under the base
+                      RTT at 100 Mbit/s; docs/TESTBED.md, "The bottleneck")
+USAGE
 	cat <<USAGE
   --trace             record the algorithm's tracepoints (events/NAME, e.g.
                       theta_powertcp's powertcp_step) to DIR/trace.txt
@@ -414,6 +422,7 @@ tb_parse_args() {
 		--delayed-acks) DELAYED_ACKS=1 ;;
 		--host-stack) HOST_STACK=1 ;;
 		--rx-usecs) tb_num0 "$1" "${2:-}"; RX_USECS=$2; shift ;;
+		--serial-link) SERIAL_LINK=1 ;;
 		--trace) TRACE=1 ;;
 		--trace-filter) tb_val "$1" "${2:-}"; TRACE=1
 			TRACE_FILTER=$2; shift ;;
@@ -670,6 +679,8 @@ tb_write_params() {
 	tb_param_bool host_stack "$HOST_STACK"
 	[ "$HOST_STACK" = 0 ] ||
 		tb_param rx_usecs "$RX_USECS" rx_slot_us "$TB_RX_SLOT_US"
+	[[ $TB_NO_OPTS == *--serial-link* ]] ||
+		tb_param_bool serial_link "$SERIAL_LINK"
 	tb_param_bool trace "$TRACE"
 	[ -z "$TRACE_FILTER" ] || tb_param trace_filter "$TRACE_FILTER"
 	all+=("${TB_PARAMS[@]}")

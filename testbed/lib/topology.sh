@@ -288,14 +288,23 @@ tb_star_shape() {
 	# Base RTT: the RTT of a full-size packet on empty queues, like the
 	# paper's 4.64 µs, which includes serialization. The bottleneck's
 	# serialization of one MTU is part of it; the rest is on the ACK path.
+	# With --serial-link the bucket holds one frame: an isolated packet
+	# leaves it at once, as a link starts to send it, and every packet
+	# behind it waits its frame's time, as on a link; the ACK path then
+	# carries the whole base RTT, so that the ACK comes back when a
+	# link's would. An eighth of a frame more absorbs a late dequeue timer
+	# (docs/TESTBED.md, "The bottleneck").
 	ser=$((mtu * 8 / rate))
 	[ "$rtt" -gt $((2 * ser)) ] ||
 		tb_die "base RTT ${rtt} us is not longer than two MTU times (2 x ${ser} us)"
+	[ "${SERIAL_LINK:-0}" = 0 ] || ser=0
 	tc -n "$TB_RCV" qdisc add dev eth0 root netem delay "$((rtt - ser))us" \
 		limit 100000 || tb_die "cannot add netem (modprobe sch_netem)"
 
-	# Bottleneck: token bucket of two MTUs at the line rate, FIFO behind.
+	# Bottleneck: token bucket of two MTUs at the line rate (a frame and
+	# an eighth with --serial-link), FIFO behind.
 	burst=$((2 * mtu))
+	[ "${SERIAL_LINK:-0}" = 0 ] || burst=$(((mtu + 14) * 9 / 8))
 	tc -n "$TB_SW" qdisc add dev "$TB_BOTTLENECK_DEV" root handle 1: tbf \
 		rate "${rate}mbit" burst "$burst" limit "$buf" ||
 		tb_die "cannot add tbf (modprobe sch_tbf)"

@@ -104,6 +104,33 @@ idle_bottleneck_silent() {
 check "the idle star sends nothing through the bottleneck" \
 	idle_bottleneck_silent
 
+# The empty path's RTT, the least of 10 pings of full frames 50 ms apart
+# from a sender to the receiver: with --serial-link the base RTT (the
+# bottleneck serializes the lone packet too), by default about one
+# frame's time less (the bucket of two frames passes it at once).
+isolated_rtt() { # SERIAL_LINK(0|1)
+	(
+		# shellcheck source=testbed/lib/topology.sh
+		. "$ROOT/testbed/lib/topology.sh"
+		SERIAL_LINK=$1
+		TB_RATE_MBPS=100 TB_RTT_US=1160 TB_BUFFER_BYTES=4000000 \
+			TB_CC=cubic tb_star 1 || exit 1
+		min=$(ip netns exec "$(tb_host 1)" ping -n -q -c 10 -i 0.05 \
+			-s 1472 -M "do" "$TB_RCV_ADDR" |
+			sed -n 's|^rtt min/avg/max/mdev = \([0-9.]*\)/.*|\1|p')
+		tb_destroy
+		min=$(awk -v m="${min:-0}" 'BEGIN { printf "%d", m * 1000 }')
+		echo "the least RTT $min us (base 1160 us, a frame 121 us)"
+		if [ "$1" = 1 ]; then
+			[ "$min" -ge 1160 ] && [ "$min" -lt 1220 ]
+		else
+			[ "$min" -gt 0 ] && [ "$min" -lt 1100 ]
+		fi
+	)
+}
+check "--serial-link: a lone packet's RTT is the base RTT" isolated_rtt 1
+check "the default bottleneck passes a lone packet at once" isolated_rtt 0
+
 # --host-stack's hosts: a packet socket on the receiver's eth0 sees skbs
 # after GRO, so a frame longer than the MTU is segments GRO merged. One
 # CUBIC flow for 1 s through the star; prints frames, merged, segments.
@@ -184,10 +211,14 @@ done
 # senders' hosts, and all finish.
 rm -rf "$OUT.together"
 d=$OUT.together/theta_powertcp/seed-1
-check "theta_powertcp: short incast, --start together --queries 20" \
+check "theta_powertcp: short incast, --start together --queries 20 --serial-link" \
 	bash "$ROOT/testbed/incast/run.sh" --cc theta_powertcp --out "$d" \
 	--pre-us $PRE --post-us $POST --kmod-dir "$KMOD_DIR" --start together \
-	--queries 20
+	--queries 20 --serial-link
+check "together: params.json records --serial-link" \
+	/usr/bin/python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["serial_link"] is not True)' \
+	"$d/params.json"
 check "together: connected before the incast, writing from it" \
 	awk -F, -v pre=$PRE 'NR > 1 && $1 > 0 {
 		n++; if ($9 < 0 || $9 >= pre || $10 < $4 || $10 > $4 + 20000) bad++

@@ -27,7 +27,7 @@ TB_PROG=websearch
 
 LOADS=20,50,80 FLOWS=300 RATE_MBPS=25 UPLINK_MBPS='' LEAVES=2 HPL=4
 PAIRS=any DRAIN_US='' LONE=0 CDF=$ROOT/testbed/websearch/cdf.txt
-TB_NO_OPTS=--no-sample
+TB_NO_OPTS='--no-sample --serial-link'	# the leaf-spine's ports: two frames
 TB_TAU_HELP="the largest base RTT, cross-leaf: a flow whose RTT
                       is above tau sees power > 1 on an empty network and
                       starves; with --host-stack plus 2 x --rx-usecs

@@ -277,6 +277,16 @@ jchecks "$OUT/wait2.json" <<EOF
 peak_waiting_bytes 770
 avg_waiting_bytes 385 0.001
 EOF
+# --serial-link: the bucket sends a packet when its service starts, so
+# the whole backlog waits (mean 16000 / 11, peak 4000).
+# shellcheck disable=SC2086
+"$A" $INW --incast-us 0 --end-us 10000 --serial-link \
+	--json "$OUT/wait-serial.json" 2>&1
+jchecks "$OUT/wait-serial.json" <<EOF
+avg_waiting_bytes $(awk 'BEGIN { printf "%.4f", 16000 / 11 }') 0.001
+peak_waiting_bytes 4000
+avg_queue_bytes $(awk 'BEGIN { printf "%.4f", 16000 / 11 }') 0.001
+EOF
 
 # Later analysis window: the queue has drained (all 0), drain time is
 # still from T0; goodput (250000 + 100000 + 500000 B) / 50 ms = 136 Mbit/s,
