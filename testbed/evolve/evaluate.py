@@ -121,23 +121,24 @@ def arrivals(args, suite):
 def guest_script(args, suite, cases, kmod, out):
     """The shell script the guest runs: each case of the suite in turn."""
     cc = cc_spec(args, kmod)
+    link = " --serial-link" if suite.get("serial_link") else ""
     lines = ["set -euo pipefail", "cd %s" % ROOT]
     for name, rtt, pre, post, seed in cases:
         lines.append(
             "bash testbed/incast/run.sh --cc %s --out %s/%s --rate-mbps %d "
             "--rtt-us %d --tau-us %d --pre-us %d --post-us %d --seed %d "
-            "--no-headroom --kmod-dir %s"
+            "--no-headroom --kmod-dir %s%s"
             % (cc, out, name, suite["rate_mbps"], rtt, rtt, pre, post, seed,
-               kmod))
+               kmod, link))
     arr = arrivals(args, suite)
     if "fairness" in arr:
         f = arr["fairness"]
         lines.append(
             "bash testbed/fairness/run.sh --cc %s --out %s/fairness --rate-mbps "
             "%d --rtt-us %d --tau-us %d --phase-rtts %d --seed %d "
-            "--no-headroom --kmod-dir %s"
+            "--no-headroom --kmod-dir %s%s"
             % (cc, out, suite["rate_mbps"], f["rtt_us"], f["rtt_us"],
-               f["phase_rtts"], f["seed"], kmod))
+               f["phase_rtts"], f["seed"], kmod, link))
     if "websearch" in arr:
         w = arr["websearch"]
         for s in ws_seeds(w):
