@@ -38,9 +38,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from tblib import (order_key, pm, print_table, refuse_if_starved,  # noqa: E402
-                   seed_runs, spread_columns, spread_fields, tool,
-                   write_summary)
+from tblib import (link_args, order_key, pm, print_table,  # noqa: E402
+                   refuse_if_starved, seed_runs, spread_columns,
+                   spread_fields, tool, write_summary)
 QUEUE_ORDER = ["shared", "isolated", "alone"]
 # The table's figures and their formats.
 COLUMNS = [("share", "%.3f"), ("share_ratio", "%.2f"),
@@ -62,8 +62,7 @@ def queue(case, qdisc, p, c):
          "--flows", os.path.join(case, "flows.csv"),
          "--algorithm", p["algorithm"], "--link-mbps", str(p["rate_mbps"]),
          "--incast-us", str(p["from_us"]), "--end-us", str(p["duration_us"]),
-         "--bdp-bytes", str(p["bdp_bytes"])] +
-        (["--serial-link"] if p.get("serial_link") else []),
+         "--bdp-bytes", str(p["bdp_bytes"])] + link_args(p),
         check=True, capture_output=True, text=True).stdout
     q = json.loads(out)
     return {k: q[k] for k in QUEUE_FIGURES}

@@ -27,8 +27,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from tblib import (analyze_run, pm, print_table, refuse_if_starved,  # noqa: E402
-                   seed_runs, spread_columns, spread_fields, write_summary)
+from tblib import (analyze_run, link_args, pm, print_table,  # noqa: E402
+                   refuse_if_starved, seed_runs, spread_columns,
+                   spread_fields, write_summary)
 # The table's figures and their formats.
 COLUMNS = [("avg_throughput_mbps", "%.2f"), ("link_rate_mbps", "%.0f"),
            ("avg_queue_bytes", "%.0f"), ("p99_queue_bytes", "%.0f"),
@@ -56,7 +57,7 @@ def analyze(run):
         "--end-us", str(p["end_us"]),
         "--bdp-bytes", str(p["bdp_bytes"])] +
         (["--retrans", retrans] if os.path.isfile(retrans) else []) +
-        (["--serial-link"] if p.get("serial_link") else []))
+        link_args(p))
 
 
 def aggregate(rows):

@@ -152,6 +152,13 @@ def print_table(header, rows):
                         for i, c in enumerate(r)).rstrip())
 
 
+def link_args(p):
+    """incast-analyze's reading of the bottleneck a run's params.json @p
+    records: ["--serial-link"] on --serial-link's (its backlog is all
+    waiting), [] on the default bucket."""
+    return ["--serial-link"] if p.get("serial_link") else []
+
+
 def analyze_run(run, analyzer, args):
     """Run @analyzer on one run's raw data; its JSON, with the headroom check
     and the run's params.json added (headroom_mbps, headroom_ok, params).

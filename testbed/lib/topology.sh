@@ -277,7 +277,7 @@ tb_star() {
 # testbed/mininet/star.sh): the namespaces' TCP defaults and NICs, the
 # base RTT's delay line and the bottleneck. Uses the variables of tb_star.
 tb_star_shape() {
-	local n=$1 burst ser hosts
+	local n=$1 burst ser delay hosts
 	local rate=${TB_RATE_MBPS:?} rtt=${TB_RTT_US:?} buf=${TB_BUFFER_BYTES:?}
 	local mtu=${TB_MTU:-1500} k=${TB_ECN_K_BYTES:-0} cc=${TB_CC:-cubic}
 
@@ -297,8 +297,9 @@ tb_star_shape() {
 	ser=$((mtu * 8 / rate))
 	[ "$rtt" -gt $((2 * ser)) ] ||
 		tb_die "base RTT ${rtt} us is not longer than two MTU times (2 x ${ser} us)"
-	[ "${SERIAL_LINK:-0}" = 0 ] || ser=0
-	tc -n "$TB_RCV" qdisc add dev eth0 root netem delay "$((rtt - ser))us" \
+	delay=$((rtt - ser))
+	[ "${SERIAL_LINK:-0}" = 0 ] || delay=$rtt
+	tc -n "$TB_RCV" qdisc add dev eth0 root netem delay "${delay}us" \
 		limit 100000 || tb_die "cannot add netem (modprobe sch_netem)"
 
 	# Bottleneck: token bucket of two MTUs at the line rate (a frame and
