@@ -250,14 +250,18 @@ struct pt_compete {
 	u32 w_max;		/* window at the last loss, packets (0: none) */
 	u32 t_k;		/* when the cubic is back at w_max, in ticks */
 				/* of 2^PT_CM_TICK_SHIFT ns */
-	u32 w_est;		/* the Reno-friendly window, packets, */
+	union {
+		u32 w_est;	/* the Reno-friendly window, packets, */
 				/* PT_CM_EST_SHIFT */
+		u32 test_ref_us;	/* in test: the standing round's */
+				/* smallest RTT sample */
+	};
 	u32 round_min_us;	/* smallest RTT sample of the round (0: none) */
 	u32 prev_min_us;	/* and of the round before (0: none) */
-	u8 state;		/* PT_CM_DELAY, PT_CM_COMPETE, PT_CM_PROBE */
+	u8 state;		/* PT_CM_DELAY, _COMPETE, _PROBE, _TEST */
 	u8 rounds;		/* rounds in the state (or standing, in delay) */
 	u8 cut;			/* rounds a loss is already answered for */
-	u8 unused;
+	u8 tests;		/* tests that found the queue our own */
 };
 
 struct pt_flow {
@@ -866,12 +870,26 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            2τ or more (a BDP of queue never left) while the window is at
  *            its floor (at most twice min rate plus β) and the queue is not
  *            draining (that sample is not 1/8 nearer τ than the previous
- *            round's). PT_CM_ENTER_ROUNDS standing rounds in a row enter
- *            compete. An incast of our own flows drains round after
+ *            round's). PT_CM_ENTER_ROUNDS standing rounds in a row start
+ *            a test. An incast of our own flows drains round after
  *            round, and our flows at their operating point hold less than
  *            a BDP: Γ = 1/(1 - Nβ/BDP) < 2 while Nβ < BDP/2, 83 flows at
- *            θ's β. More flows than that hold a queue of their own that
- *            this test takes for a competitor's.
+ *            θ's β. More flows than that hold a queue of their own, at
+ *            their floors; the test tells it from a competitor's.
+ *   test     PT_CM_TEST_ROUNDS rounds at min rate (the floor without β,
+ *            0.4 of the floor at the defaults). A queue our own flows
+ *            hold at their floors is theirs: every one of them sees the
+ *            same standing queue from the same rounds on and tests with
+ *            the others, their sending falls below the line rate, and
+ *            the queue drains; a loss-based flow's does not answer. A
+ *            test round whose smallest sample is under 2τ, or has lost a
+ *            quarter of the queue above τ that the standing round before
+ *            the test had, returns to delay, where the next test waits
+ *            for twice the standing rounds the last one did (at most
+ *            2^PT_CM_TEST_BACKOFF times PT_CM_ENTER_ROUNDS: a crowd of
+ *            our own that stands on tests every 64 rounds, and gives up
+ *            a test's rounds of link each time); the last test round
+ *            whose queue has not answered enters compete.
  *   compete  CUBIC (RFC 9438) on the flow's own window: after a loss at a
  *            window of w_max packets, W(t) = C (t - K)^3 + w_max, K the
  *            time back to w_max from 0.7 w_max, C = 0.4 packets/s^3, and
@@ -901,7 +919,10 @@ static inline int pt_reference_due(const struct pt_flow *f,
 #define PT_CM_DELAY		0
 #define PT_CM_COMPETE		1
 #define PT_CM_PROBE		2
+#define PT_CM_TEST		3
 #define PT_CM_ENTER_ROUNDS	4
+#define PT_CM_TEST_ROUNDS	2
+#define PT_CM_TEST_BACKOFF	4	/* at most 2^4 x the standing rounds */
 #define PT_CM_PROBE_ROUNDS	16
 #define PT_CM_TICK_SHIFT	20	/* the cubic's clock: 2^20 ns = 1.05 ms */
 #define PT_CM_C_SHIFT		31	/* C: 2^-31 packets/tick^3 = 0.404/s^3 */
@@ -1052,17 +1073,36 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		c->state = PT_CM_COMPETE;
 		c->rounds = 0;
 		return;
-	}
-	if (!standing) {
+	case PT_CM_TEST:
+		/* The queue answered: our own flows backed off with us. */
+		if (!standing ||
+		    4 * (rmin - tau) <= 3 * ((u64)c->test_ref_us * 1000 - tau)) {
+			c->state = PT_CM_DELAY;
+			c->rounds = 0;
+			if (c->tests < PT_CM_TEST_BACKOFF)
+				c->tests++;
+			return;
+		}
+		if (++c->rounds < PT_CM_TEST_ROUNDS)
+			return;
+		break;
+	default:
+		if (!standing) {
+			c->rounds = 0;
+			return;
+		}
+		/* At the floor, and the queue above τ is not 1/8 smaller. */
+		if (f->wnd <= 2 * (f->wnd_lo + f->beta_wnd) &&
+		    8 * (rmin - tau) > 7 * (prev - tau) && c->rounds < 255)
+			c->rounds++;
+		if (c->rounds < PT_CM_ENTER_ROUNDS << c->tests)
+			return;
+		/* rmin >= 2τ: the test's reference is above τ */
+		c->state = PT_CM_TEST;
 		c->rounds = 0;
+		c->test_ref_us = c->prev_min_us;
 		return;
 	}
-	/* At the floor, and the queue above τ is not 1/8 smaller. */
-	if (f->wnd <= 2 * (f->wnd_lo + f->beta_wnd) &&
-	    8 * (rmin - tau) > 7 * (prev - tau) && c->rounds < 255)
-		c->rounds++;
-	if (c->rounds < PT_CM_ENTER_ROUNDS)
-		return;
 	/* The pipe: the line rate's window over srtt, whole packets. */
 	pipe = pt_rate_to_wnd(p, PT_PPM,
 			      pt_min(srtt_us, PT_TIME_MAX_NS / 1000) * 1000,
@@ -1070,6 +1110,7 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	c->state = PT_CM_COMPETE;
 	c->rounds = 0;
 	c->cut = 0;
+	c->tests = 0;
 	c->w_max = 0;		/* no loss yet */
 	c->t_k = (u32)(f->t_prev_ns >> PT_CM_TICK_SHIFT);
 	c->w_est = (u32)pt_min(pt_max(pipe, PT_CWND_MIN_DELACK) << PT_CM_EST_SHIFT,
@@ -1080,7 +1121,8 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
  * PT_VAR_COMPETE, on every ACK after the law's sample: the end of a round
  * (@round), a loss (@lost: the ACK marked packets lost), and the rate
  * window of the state: in compete the competitive window's rate over
- * srtt (@srtt_us), W = cwnd τ/srtt; in probe the law's floor.
+ * srtt (@srtt_us), W = cwnd τ/srtt; in probe the law's floor; in test
+ * min rate.
  */
 static inline void pt_compete(struct pt_flow *f, const struct pt_params *p,
 			      int round, u64 srtt_us, u32 mss, int lost)
@@ -1092,7 +1134,9 @@ static inline void pt_compete(struct pt_flow *f, const struct pt_params *p,
 		pt_cm_round(f, p, srtt_us, mss);
 	if (c->state == PT_CM_DELAY)
 		return;
-	if (c->state == PT_CM_PROBE) {
+	if (c->state == PT_CM_TEST) {
+		w = f->wnd_lo;
+	} else if (c->state == PT_CM_PROBE) {
 		w = f->wnd_lo + f->beta_wnd;
 	} else {
 		if (lost && !c->cut) {

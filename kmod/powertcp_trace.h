@@ -55,7 +55,8 @@ TRACE_EVENT(powertcp_step,
 		      __entry->cwnd, __entry->rate, __entry->line_mbps,
 		      __entry->line_auto ? "device" : "param",
 		      __print_symbolic(__entry->mode, { 0, "delay" },
-				       { 1, "compete" }, { 2, "probe" }))
+				       { 1, "compete" }, { 2, "probe" },
+				       { 3, "test" }))
 );
 
 #endif /* _POWERTCP_TRACE_H */

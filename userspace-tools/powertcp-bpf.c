@@ -876,7 +876,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		   (long long)e->rtt_us, e->power, e->cwnd,
 		   (unsigned long long)e->rate,
 		   e->mode == PT_CM_COMPETE ? "compete" :
-		   e->mode == PT_CM_PROBE ? "probe" : "delay") < 0 ||
+		   e->mode == PT_CM_PROBE ? "probe" :
+		   e->mode == PT_CM_TEST ? "test" : "delay") < 0 ||
 	    fflush(stdout))
 		stop = 1;
 	if (trace_left > 0 && --trace_left == 0)

@@ -16,11 +16,13 @@
  * Run the loop for @taus base RTTs; from @from_taus on, average the RTT
  * (seconds, into @mean_rtt) and the rate the link carries (bytes/s, into
  * @mean_rate). The flows' state is left in @f. Returns how many flow
- * samples found their flow out of the competitive mode's delay state.
+ * samples found their flow out of the competitive mode's delay state;
+ * @competing (if not NULL) counts those in compete or probe.
  */
 static inline long closed_loop(const struct pt_params *p, struct pt_flow *f,
 			       int nflows, u32 mss, int taus, int from_taus,
-			       double *mean_rtt, double *mean_rate)
+			       double *mean_rtt, double *mean_rate,
+			       long *competing)
 {
 	double c = p->line_rate_mbps * 1e6 / 8;	/* bytes/s */
 	double tau = p->base_rtt_us * 1e-6, q = 0, t = 0, dt = tau / 32;
@@ -45,7 +47,12 @@ static inline long closed_loop(const struct pt_params *p, struct pt_flow *f,
 			if (p->variant & PT_VAR_COMPETE)
 				pt_compete(&f[i], p, round,
 					   (u64)(rtt * 1e6 + 0.5), mss, 0);
-			not_delay += pt_cm_state(&f[i], p) != PT_CM_DELAY;
+			u32 mode = pt_cm_state(&f[i], p);
+
+			not_delay += mode != PT_CM_DELAY;
+			if (competing)
+				*competing += mode == PT_CM_COMPETE ||
+					      mode == PT_CM_PROBE;
 		}
 		if (round) {
 			for (i = 0; i < nflows; i++)

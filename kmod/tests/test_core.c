@@ -265,7 +265,8 @@ static void equilibrium(int nflows, u32 beta_ppm)
 	p.init_rate_ppm = 1000000 / nflows / 2;
 	for (i = 0; i < nflows; i++)
 		pt_flow_init(&f[i], &p, 0, 10, MSS, 0);
-	closed_loop(&p, f, nflows, MSS, 3000, 2000, &mean_rtt, &mean_rate);
+	closed_loop(&p, f, nflows, MSS, 3000, 2000, &mean_rtt, &mean_rate,
+		    NULL);
 	w = bdp_pkts(&p) / nflows;
 	gamma_eq = w / (w - bdp_pkts(&p) * beta_ppm / 1e6);
 	rtt_eq = tau * p.target_permille / 1000.0 * gamma_eq;
