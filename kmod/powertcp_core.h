@@ -897,16 +897,18 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            a loss takes the window to 0.7 of itself, with CUBIC's fast
  *            convergence, and the losses of that round and the next (the
  *            packets sent before the cut) are the same congestion event.
- *            Entering, the flow takes the pipe it sees (line rate x srtt:
- *            what all flows have in flight, so that against one it holds
- *            half) and grows it 5% a round until its first loss, as
+ *            Entering, the flow takes the pipe it sees (line rate x the
+ *            RTT, srtt or the last sample if that is larger: what all
+ *            flows have in flight, so that against one it holds half)
+ *            and grows it 5% a round until its first loss, as
  *            Linux's CUBIC does before its first (tcp_cubic.c: at least a
  *            packet every 20 ACKs while last_max_cwnd is 0). It paces
  *            at 1.25 W/srtt (pt_sk_pacing_rate() of the rate window
- *            cwnd x τ/srtt). A round whose queue left
- *            (smallest sample below 2τ) returns to delay, where the law
- *            regrows from the window it finds; every PT_CM_PROBE_ROUNDS
- *            rounds the flow probes.
+ *            cwnd x τ/srtt). A round whose queue left (smallest sample
+ *            below 1.25τ: under a quarter of a BDP, where a competitor
+ *            that has cut its window after a loss still holds more)
+ *            returns to delay, where the law regrows from the window it
+ *            finds; every PT_CM_PROBE_ROUNDS rounds the flow probes.
  *   probe    one round at the law's floor (min rate plus β), then compete
  *            again, on its cubic's clock: the round after the probe sees
  *            the samples of the packets sent in it, and if the queue left
@@ -1060,7 +1062,8 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		c->w_est = (u32)pt_min((u64)c->w_est + (c->w_max ? PT_CM_ALPHA :
 							c->w_est / 20 + 1),
 				       0xffffffffULL);
-		if (!standing) {
+		/* The queue left: under a quarter of a BDP. */
+		if (4 * rmin < 5 * tau) {
 			c->state = PT_CM_DELAY;
 			c->rounds = 0;
 		} else if (++c->rounds >= PT_CM_PROBE_ROUNDS) {
@@ -1103,9 +1106,14 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		c->test_ref_us = c->prev_min_us;
 		return;
 	}
-	/* The pipe: the line rate's window over srtt, whole packets. */
+	/*
+	 * The pipe: the line rate's window over the RTT now, whole packets.
+	 * A competitor in slow start grows the queue faster than srtt
+	 * follows: the last sample, where it is above srtt.
+	 */
 	pipe = pt_rate_to_wnd(p, PT_PPM,
-			      pt_min(srtt_us, PT_TIME_MAX_NS / 1000) * 1000,
+			      pt_min(pt_max(srtt_us, f->rtt_prev_us),
+				     PT_TIME_MAX_NS / 1000) * 1000,
 			      mss) >> PT_WND_SHIFT;
 	c->state = PT_CM_COMPETE;
 	c->rounds = 0;
