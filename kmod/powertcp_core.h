@@ -888,7 +888,8 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            for twice the standing rounds the last one did (at most
  *            2^PT_CM_TEST_BACKOFF times PT_CM_ENTER_ROUNDS: a crowd of
  *            our own that stands on tests every 64 rounds, and gives up
- *            a test's rounds of link each time); the last test round
+ *            a test's rounds of link each time; the doubling is undone
+ *            only by compete or a parameter write); the last test round
  *            whose queue has not answered enters compete.
  *   compete  CUBIC (RFC 9438) on the flow's own window: after a loss at a
  *            window of w_max packets, W(t) = C (t - K)^3 + w_max, K the
