@@ -378,7 +378,7 @@ static struct duel duel(u32 variant, double buf_bdp, int taus, int from,
 	double rtt = tau, reno = 10, next_reno = tau, next_round = tau;
 	double ours = 0, all = 0;
 	int step, round, drop, reno_lost = 0, ss = 1;
-	u32 state = PT_CM_DELAY;
+	u32 state = PT_CM_DELAY, now;
 	struct duel d = { 0, 0, -1, -1 };
 	struct pt_flow f;
 
@@ -409,9 +409,8 @@ static struct duel duel(u32 variant, double buf_bdp, int taus, int from,
 				   drop);
 		if (round)
 			pt_update_reference(&f);
-		if (pt_cm_state(&f, &p) != state) {
-			u32 now = pt_cm_state(&f, &p);
-
+		now = pt_cm_state(&f, &p);
+		if (now != state) {
 			if (now == PT_CM_COMPETE && d.entered < 0)
 				d.entered = step / 32;
 			if (now == PT_CM_DELAY && state != PT_CM_TEST)
