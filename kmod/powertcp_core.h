@@ -261,7 +261,9 @@ struct pt_compete {
 	u8 state;		/* PT_CM_DELAY, _COMPETE, _PROBE, _TEST */
 	u8 rounds;		/* rounds in the state (or standing, in delay) */
 	u8 cut;			/* rounds a loss is already answered for */
-	u8 tests;		/* tests that found the queue our own */
+	u8 backoff;		/* delay and test: tests that found the */
+				/* queue our own; compete and probe: */
+				/* probes that found it standing */
 };
 
 struct pt_flow {
@@ -905,11 +907,19 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            Linux's CUBIC does before its first (tcp_cubic.c: at least a
  *            packet every 20 ACKs while last_max_cwnd is 0). It paces
  *            at 1.25 W/srtt (pt_sk_pacing_rate() of the rate window
- *            cwnd x τ/srtt). A round whose queue left (smallest sample
- *            below 1.25τ: under a quarter of a BDP, where a competitor
- *            that has cut its window after a loss still holds more)
- *            returns to delay, where the law regrows from the window it
- *            finds; every PT_CM_PROBE_ROUNDS rounds the flow probes.
+ *            cwnd x τ/srtt), at most the line rate, so its window grows
+ *            no further than twice the pipe (pt_cm_cap()). A round whose
+ *            queue left (smallest sample below 1.25τ: under a quarter of
+ *            a BDP, where a competitor that has cut its window after a
+ *            loss still holds more) returns to delay, where the law
+ *            regrows from the window it finds. After PT_CM_PROBE_ROUNDS
+ *            rounds the flow probes, and each probe that finds the
+ *            competitor still there doubles the rounds to the next (at
+ *            most 2^PT_CM_PROBE_BACKOFF times): a probe gives the
+ *            competitor an RTT of the link, a sixteenth of it at one
+ *            probe every 16 rounds, and a deep buffer's competitor takes
+ *            it all (BBR, next to which the flow held the RTT at a tenth
+ *            of the buffer's and lost 12% of the link to the probes).
  *   probe    one round at the law's floor (min rate plus β), then compete
  *            again, on its cubic's clock: the round after the probe sees
  *            the samples of the packets sent in it, and if the queue left
@@ -927,6 +937,7 @@ static inline int pt_reference_due(const struct pt_flow *f,
 #define PT_CM_TEST_ROUNDS	2
 #define PT_CM_TEST_BACKOFF	4	/* at most 2^4 x the standing rounds */
 #define PT_CM_PROBE_ROUNDS	16
+#define PT_CM_PROBE_BACKOFF	3	/* at most 2^3 x the probe rounds */
 #define PT_CM_TICK_SHIFT	20	/* the cubic's clock: 2^20 ns = 1.05 ms */
 #define PT_CM_C_SHIFT		31	/* C: 2^-31 packets/tick^3 = 0.404/s^3 */
 #define PT_CM_BETA		717	/* β_cubic, 1/1024: 0.7 */
@@ -1039,14 +1050,49 @@ static inline void pt_cm_epoch(struct pt_compete *c, u64 w, u64 now_ns,
 }
 
 /*
+ * The pipe: the line rate's window over the RTT now, whole packets. A
+ * competitor in slow start grows the queue faster than srtt follows: the
+ * last sample, where it is above srtt.
+ */
+static inline u64 pt_cm_pipe(const struct pt_flow *f,
+			     const struct pt_params *p, u64 srtt_us, u32 mss)
+{
+	return pt_rate_to_wnd(p, PT_PPM,
+			      pt_min(pt_max(srtt_us, f->rtt_prev_us),
+				     PT_TIME_MAX_NS / 1000) * 1000,
+			      mss) >> PT_WND_SHIFT;
+}
+
+/*
+ * The competitive window grows no further than @cap packets: the flow
+ * paces at most at the line rate, and a window that rate cannot fill in
+ * an RTT is not used (Linux's CUBIC grows only a window that limited
+ * the flow). A window that the round took above it stays where it was
+ * before the round (@before, or @cap if larger), on a cubic restarted
+ * there as before the first loss: it does not shrink when the RTT falls,
+ * and grows again once the RTT has grown the cap past it.
+ */
+static inline void pt_cm_cap(struct pt_flow *f, u64 cap, u64 before)
+{
+	struct pt_compete *c = &f->cm;
+
+	if (pt_cm_cwnd(f) <= cap)
+		return;
+	cap = pt_min(pt_max(cap, before), 0xffffffffULL >> PT_CM_EST_SHIFT);
+	c->w_max = 0;
+	c->t_k = (u32)(f->t_prev_ns >> PT_CM_TICK_SHIFT);
+	c->w_est = (u32)(cap << PT_CM_EST_SHIFT);
+}
+
+/*
  * The end of a round (see above): the state's transitions. @srtt_us and
- * @mss size the entry's window.
+ * @mss size the pipe.
  */
 static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 			       u64 srtt_us, u32 mss)
 {
 	struct pt_compete *c = &f->cm;
-	u64 tau = pt_tau_ns(p, f), pipe;
+	u64 tau = pt_tau_ns(p, f), pipe, before;
 	u64 rmin = (u64)c->round_min_us * 1000;
 	u64 prev = pt_max((u64)c->prev_min_us * 1000, tau);
 	int standing = rmin >= 2 * tau;
@@ -1059,15 +1105,22 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	case PT_CM_COMPETE:
 		if (c->cut)
 			c->cut--;
+		before = pt_cm_cwnd(f);
 		/* Before the first loss, 5% a round (w_est < 2^32) */
 		c->w_est = (u32)pt_min((u64)c->w_est + (c->w_max ? PT_CM_ALPHA :
 							c->w_est / 20 + 1),
 				       0xffffffffULL);
+		pt_cm_cap(f, 2 * pt_cm_pipe(f, p, srtt_us, mss), before);
 		/* The queue left: under a quarter of a BDP. */
 		if (4 * rmin < 5 * tau) {
 			c->state = PT_CM_DELAY;
 			c->rounds = 0;
-		} else if (++c->rounds >= PT_CM_PROBE_ROUNDS) {
+			c->backoff = 0;
+		} else if (++c->rounds >= PT_CM_PROBE_ROUNDS << c->backoff) {
+			/* each probe that does not end compete doubles */
+			/* the wait for the next */
+			if (c->backoff < PT_CM_PROBE_BACKOFF)
+				c->backoff++;
 			c->state = PT_CM_PROBE;
 			c->rounds = 0;
 		}
@@ -1083,8 +1136,8 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		    4 * (rmin - tau) <= 3 * ((u64)c->test_ref_us * 1000 - tau)) {
 			c->state = PT_CM_DELAY;
 			c->rounds = 0;
-			if (c->tests < PT_CM_TEST_BACKOFF)
-				c->tests++;
+			if (c->backoff < PT_CM_TEST_BACKOFF)
+				c->backoff++;
 			return;
 		}
 		if (++c->rounds < PT_CM_TEST_ROUNDS)
@@ -1099,7 +1152,7 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		if (f->wnd <= 2 * (f->wnd_lo + f->beta_wnd) &&
 		    8 * (rmin - tau) > 7 * (prev - tau) && c->rounds < 255)
 			c->rounds++;
-		if (c->rounds < PT_CM_ENTER_ROUNDS << c->tests)
+		if (c->rounds < PT_CM_ENTER_ROUNDS << c->backoff)
 			return;
 		/* rmin >= 2τ: the test's reference is above τ */
 		c->state = PT_CM_TEST;
@@ -1107,19 +1160,11 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		c->test_ref_us = c->prev_min_us;
 		return;
 	}
-	/*
-	 * The pipe: the line rate's window over the RTT now, whole packets.
-	 * A competitor in slow start grows the queue faster than srtt
-	 * follows: the last sample, where it is above srtt.
-	 */
-	pipe = pt_rate_to_wnd(p, PT_PPM,
-			      pt_min(pt_max(srtt_us, f->rtt_prev_us),
-				     PT_TIME_MAX_NS / 1000) * 1000,
-			      mss) >> PT_WND_SHIFT;
+	pipe = pt_cm_pipe(f, p, srtt_us, mss);
 	c->state = PT_CM_COMPETE;
 	c->rounds = 0;
 	c->cut = 0;
-	c->tests = 0;
+	c->backoff = 0;
 	c->w_max = 0;		/* no loss yet */
 	c->t_k = (u32)(f->t_prev_ns >> PT_CM_TICK_SHIFT);
 	c->w_est = (u32)pt_min(pt_max(pipe, PT_CWND_MIN_DELACK) << PT_CM_EST_SHIFT,

@@ -355,6 +355,58 @@ static void test_compete_cubic(void)
 }
 
 /*
+ * In compete without a loss, at an RTT of 4 τ that stands: the window
+ * grows 5% a round only up to twice the line rate's pipe (the flow paces
+ * at most at the line rate), follows that cap when the RTT doubles, and
+ * keeps what it has when the RTT halves again;
+ * the flow probes after 16 rounds, then 32 and 64 more (each probe that
+ * finds the queue standing doubles the wait), and never more than
+ * 2^PT_CM_PROBE_BACKOFF times 16 apart.
+ */
+static void test_compete_cap_and_probes(void)
+{
+	struct pt_params p = params(PT_VAR_COMPETE);
+	u64 tau = p.base_rtt_us, rtt = 4 * tau, t = 1000000000ULL;
+	u64 pipe = (u64)p.line_rate_mbps * 125000 * rtt / 1000000 / MSS;
+	u32 state = PT_CM_DELAY, max_cwnd = 0, gaps[8], ngaps = 0, at_8tau = 0;
+	int round, last_probe = 0;
+	struct pt_flow f;
+
+	pt_flow_init(&f, &p, 0, 10, MSS, t);
+	for (round = 1; round <= 1200; round++) {
+		if (round == 1000 || round == 1100)
+			rtt = round == 1000 ? 2 * rtt : rtt / 2;
+		if (round == 1100)
+			at_8tau = pt_cm_cwnd(&f);
+		t += rtt * US;
+		pt_on_rtt(&f, &p, 0, rtt, t, MSS);
+		pt_compete(&f, &p, 1, rtt, MSS, 0);
+		pt_update_reference(&f);
+		if (pt_cm_state(&f, &p) == PT_CM_PROBE && state != PT_CM_PROBE) {
+			if (last_probe && ngaps < 8)
+				gaps[ngaps++] = round - last_probe;
+			last_probe = round;
+		}
+		state = pt_cm_state(&f, &p);
+		if (state == PT_CM_COMPETE && round < 1000 &&
+		    pt_cm_cwnd(&f) > max_cwnd)
+			max_cwnd = pt_cm_cwnd(&f);
+	}
+	CHECK(max_cwnd >= pipe && max_cwnd <= 2 * pipe + 2,
+	      "window at most %u packets, twice the pipe %llu", max_cwnd,
+	      (unsigned long long)pipe);
+	CHECK(at_8tau >= 3 * pipe && at_8tau <= 4 * pipe + 2 &&
+	      pt_cm_cwnd(&f) >= at_8tau && pt_cm_cwnd(&f) <= at_8tau + 1,
+	      "RTT doubled: window %u (pipe %llu); halved again: %u", at_8tau,
+	      (unsigned long long)(2 * pipe), pt_cm_cwnd(&f));
+	/* a probe's round and the compete rounds to the next */
+	CHECK(ngaps >= 4 && gaps[0] == 33 && gaps[1] == 65 &&
+	      gaps[ngaps - 1] == (16 << PT_CM_PROBE_BACKOFF) + 1,
+	      "%u probes, apart %u, %u, .., %u rounds", ngaps + 1, gaps[0],
+	      gaps[1], gaps[ngaps - 1]);
+}
+
+/*
  * One flow of @variant beside a Reno flow (until @reno_until τ), through a
  * FIFO of @buf_bdp BDPs that drains at the line rate: a fluid model, in
  * steps of τ/32. Each sends its window over the RTT (ours: at most its
@@ -653,6 +705,7 @@ int main(void)
 	RUN(test_cbrt_exact);
 	RUN(test_variant_valid);
 	RUN(test_compete_cubic);
+	RUN(test_compete_cap_and_probes);
 	RUN(test_compete_beside_reno);
 	RUN(test_compete_leaves);
 	RUN(test_compete_not_own_queue);
