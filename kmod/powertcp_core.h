@@ -913,13 +913,11 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            a BDP, where a competitor that has cut its window after a
  *            loss still holds more) returns to delay, where the law
  *            regrows from the window it finds. After PT_CM_PROBE_ROUNDS
- *            rounds the flow probes, and each probe that finds the
- *            competitor still there doubles the rounds to the next (at
- *            most 2^PT_CM_PROBE_BACKOFF times): a probe gives the
- *            competitor an RTT of the link, a sixteenth of it at one
- *            probe every 16 rounds, and a deep buffer's competitor takes
- *            it all (BBR, next to which the flow held the RTT at a tenth
- *            of the buffer's and lost 12% of the link to the probes).
+ *            rounds the flow probes, and each probe that leaves it in
+ *            compete doubles the rounds to the next (at most
+ *            2^PT_CM_PROBE_BACKOFF times): a probe hands the competitor
+ *            an RTT of the link, and at one every 16 rounds BBR took 12%
+ *            of a deep buffer's link from the flow (docs/EVOLUTION.md).
  *   probe    one round at the law's floor (min rate plus β), then compete
  *            again, on its cubic's clock: the round after the probe sees
  *            the samples of the packets sent in it, and if the queue left
@@ -1117,8 +1115,10 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 			c->rounds = 0;
 			c->backoff = 0;
 		} else if (++c->rounds >= PT_CM_PROBE_ROUNDS << c->backoff) {
-			/* each probe that does not end compete doubles */
-			/* the wait for the next */
+			/*
+			 * Each probe that does not end compete doubles
+			 * the wait for the next.
+			 */
 			if (c->backoff < PT_CM_PROBE_BACKOFF)
 				c->backoff++;
 			c->state = PT_CM_PROBE;
