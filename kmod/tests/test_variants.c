@@ -490,9 +490,10 @@ static struct duel duel(u32 variant, double buf_bdp, int taus, int from,
  * competitive mode enters within tens of base RTTs and holds a fair part:
  * in a shallow (4 BDP) buffer between 0.35 and 2/3, where Jain's index of
  * the two is 0.9. In a deep one (100 BDP) CUBIC, which the mode is, takes
- * more than Reno, and more the longer they run: from 0.68 over the second
- * half of 40000 τ to 0.74 of 120000 τ (0.60 to 0.72 before the mode's
- * entry test, which enters two rounds later); at least 0.35, at most 3/4.
+ * more than Reno, and more the longer they run: from 0.71 over the second
+ * half of 40000 τ to 0.77 of 120000 τ (0.68 to 0.74 before the probes
+ * backed off, 0.60 to 0.72 before the mode's entry test, which enters two
+ * rounds later); over 60000 τ at least 0.35, at most 3/4.
  */
 static void test_compete_beside_reno(void)
 {
