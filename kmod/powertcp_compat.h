@@ -5,6 +5,8 @@
  *  - 6.10 added @ack and @flag to tcp_congestion_ops.cong_control
  *    (commit 57bfc7605ca5, "tcp: add ack and flag to cong_control").
  *  - 5.19 added tcp_snd_cwnd()/tcp_snd_cwnd_set() accessors.
+ *  - 6.7 added microsecond TCP timestamps (tcp_sock.tcp_usec_ts) and
+ *    renamed tcp_time_stamp() tcp_time_stamp_ms().
  */
 #ifndef _POWERTCP_COMPAT_H
 #define _POWERTCP_COMPAT_H
@@ -14,7 +16,8 @@
 /*
  * Features are probed from the kernel's own headers by kmod/Kbuild rather
  * than guessed from the version number, so distribution backports work:
- * POWERTCP_HAVE_SND_CWND_SET and POWERTCP_HAVE_CONG_CONTROL_ACK.
+ * POWERTCP_HAVE_SND_CWND_SET, POWERTCP_HAVE_CONG_CONTROL_ACK and
+ * POWERTCP_HAVE_USEC_TS.
  */
 #ifndef POWERTCP_HAVE_SND_CWND_SET
 static inline u32 tcp_snd_cwnd(const struct tcp_sock *tp)
@@ -25,6 +28,32 @@ static inline u32 tcp_snd_cwnd(const struct tcp_sock *tp)
 static inline void tcp_snd_cwnd_set(struct tcp_sock *tp, u32 val)
 {
 	tp->snd_cwnd = val;
+}
+#endif
+
+/*
+ * The local TCP timestamp clock in the unit of the peer's TSval, and that
+ * unit in µs (POWERTCP_HAVE_USEC_TS).
+ */
+#ifdef POWERTCP_HAVE_USEC_TS
+static inline u32 powertcp_ts_now(const struct tcp_sock *tp)
+{
+	return tcp_time_stamp_ts(tp);
+}
+
+static inline u32 powertcp_ts_unit_us(const struct tcp_sock *tp)
+{
+	return tp->tcp_usec_ts ? 1 : USEC_PER_MSEC;
+}
+#else
+static inline u32 powertcp_ts_now(const struct tcp_sock *tp)
+{
+	return tcp_time_stamp(tp);
+}
+
+static inline u32 powertcp_ts_unit_us(const struct tcp_sock *tp)
+{
+	return USEC_PER_MSEC;
 }
 #endif
 

@@ -247,20 +247,38 @@ struct pt_params {
  * way.
  */
 struct pt_compete {
-	u32 w_max;		/* window at the last loss, packets (0: none) */
-	u32 t_k;		/* when the cubic is back at w_max, in ticks */
-				/* of 2^PT_CM_TICK_SHIFT ns */
+	union {
+		u32 w_max;	/* compete: window at the last loss, */
+				/* packets (0: none) */
+		u32 rev_base;	/* delay, test: the least reverse */
+				/* reading (pt_cm_reverse()) */
+	};
+	union {
+		u32 t_k;	/* compete: when the cubic is back at */
+				/* w_max, in ticks of 2^PT_CM_TICK_SHIFT ns */
+		u32 rev_min_us;	/* delay, test: the round's least */
+				/* reverse queue, µs, plus 1 (0: none) */
+	};
 	union {
 		u32 w_est;	/* the Reno-friendly window, packets, */
 				/* PT_CM_EST_SHIFT */
 		u32 test_ref_us;	/* in test: the standing round's */
-				/* smallest RTT sample */
+				/* smallest forward RTT */
 	};
 	u32 round_min_us;	/* smallest RTT sample of the round (0: none) */
-	u32 prev_min_us;	/* and of the round before (0: none) */
+	union {
+		u32 prev_min_us;	/* delay, test: the round before's */
+				/* smallest forward RTT (0: none) */
+		u32 rev_us;	/* compete, probe: the reverse queue at */
+				/* the entry, µs */
+	};
 	u8 state;		/* PT_CM_DELAY, _COMPETE, _PROBE, _TEST */
 	u8 rounds;		/* rounds in the state (or standing, in delay) */
-	u8 cut;			/* rounds a loss is already answered for */
+	union {
+		u8 cut;		/* compete: rounds a loss is already */
+				/* answered for */
+		u8 rev_known;	/* delay, test: rev_base is set */
+	};
 	u8 backoff;		/* delay and test: tests that found the */
 				/* queue our own; compete and probe: */
 				/* probes that found it standing */
@@ -868,8 +886,8 @@ static inline int pt_reference_due(const struct pt_flow *f,
  * finds the cross traffic elastic, and then competes as CUBIC. Here, at the
  * end of each round (the glue's once-per-RTT boundary, pt_compete()):
  *
- *   delay    the law. A round is standing when its smallest RTT sample is
- *            2τ or more (a BDP of queue never left) while the window is at
+ *   delay    the law. A round is standing when its forward RTT (below)
+ *            is 2τ or more (a BDP of queue never left) while the window is at
  *            its floor (at most twice min rate plus β) and the queue is not
  *            draining (that sample is not 1/8 nearer τ than the previous
  *            round's). PT_CM_ENTER_ROUNDS standing rounds in a row start
@@ -884,7 +902,7 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            same standing queue from the same rounds on and tests with
  *            the others, their sending falls below the line rate, and
  *            the queue drains; a loss-based flow's does not answer. A
- *            test round whose smallest sample is under 2τ, or has lost a
+ *            test round whose forward RTT is under 2τ, or has lost a
  *            quarter of the queue above τ that the standing round before
  *            the test had, returns to delay, where the next test waits
  *            for twice the standing rounds the last one did (at most
@@ -909,7 +927,7 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            at 1.25 W/srtt (pt_sk_pacing_rate() of the rate window
  *            cwnd x τ/srtt), at most the line rate, so its window grows
  *            no further than twice the pipe (pt_cm_cap()). A round whose
- *            queue left (smallest sample below 1.25τ: under a quarter of
+ *            queue left (forward RTT below 1.25τ: under a quarter of
  *            a BDP, where a competitor that has cut its window after a
  *            loss still holds more) returns to delay, where the law
  *            regrows from the window it finds. After PT_CM_PROBE_ROUNDS
@@ -923,6 +941,19 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            the samples of the packets sent in it, and if the queue left
  *            with the flow's backing off, it was the flow's own, and that
  *            round's end returns to delay.
+ *
+ * The forward RTT is the round's smallest sample less the least queue
+ * its ACKs met on the way back (pt_cm_reverse(), from TCP timestamps;
+ * none where the ACKs carry none). A queue on the reverse path is not one
+ * the flow could take a share of by competing, and our own flows hold
+ * one by design: where base RTTs differ, a flow whose base RTT is less
+ * than τ waits (target τ - its base RTT) at its bottleneck, and that is
+ * the reverse path of every flow into its sender (docs/EVOLUTION.md, the
+ * web search). Linux's timestamps count milliseconds, so this sees only
+ * reverse queues of 2 ms or more (a tick of each clock is not counted):
+ * in a scaled testbed, not at a datacenter's µs RTTs, unless the path
+ * has microsecond timestamps (6.7 and later, the route's tcp_usec_ts).
+ * In compete the reverse queue stays the one read at the entry.
  *
  * The law runs on beneath every state (Γ_smooth, the reference window),
  * so that it resumes from what the samples say.
@@ -1083,6 +1114,48 @@ static inline void pt_cm_cap(struct pt_flow *f, u64 cap, u64 before)
 }
 
 /*
+ * The reverse path's queue (see above), on every ACK that carries a TCP
+ * timestamp, in delay and test: @reading is the local TS clock less the
+ * peer's TSval the ACK carries, in TS units of @unit_us µs (1000: Linux's
+ * millisecond clock; 1: microsecond timestamps). The two clocks' offset
+ * is constant, so the least reading is the empty reverse path's, and a
+ * reading above it is the ACK's wait; its first unit is the two clocks'
+ * ticks, not a wait, and is not counted.
+ */
+static inline void pt_cm_reverse(struct pt_flow *f, const struct pt_params *p,
+				 u32 reading, u32 unit_us)
+{
+	struct pt_compete *c = &f->cm;
+	/* reading - rev_base, modulo 2^32, as a signed 32-bit count */
+	u64 d = ((u64)reading + BIT_ULL(32) - c->rev_base) & 0xffffffffULL;
+	s64 above = d < BIT_ULL(31) ? (s64)d : (s64)d - (s64)BIT_ULL(32);
+	u64 us;
+
+	if (!(p->variant & PT_VAR_COMPETE) ||
+	    (c->state != PT_CM_DELAY && c->state != PT_CM_TEST))
+		return;
+	if (!c->rev_known || above < 0) {
+		c->rev_base = reading;
+		c->rev_known = 1;
+		above = 0;
+	}
+	us = pt_min(above > 1 ? (u64)(above - 1) * unit_us : 0, 0xfffffffeULL);
+	if (!c->rev_min_us || us < c->rev_min_us - 1)
+		c->rev_min_us = (u32)us + 1;
+}
+
+/* Back to delay, where the reverse path is read afresh. */
+static inline void pt_cm_delay(struct pt_compete *c)
+{
+	c->state = PT_CM_DELAY;
+	c->rounds = 0;
+	c->backoff = 0;
+	c->rev_known = 0;
+	c->rev_min_us = 0;
+	c->prev_min_us = 0;
+}
+
+/*
  * The end of a round (see above): the state's transitions. @srtt_us and
  * @mss size the pipe.
  */
@@ -1092,13 +1165,29 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	struct pt_compete *c = &f->cm;
 	u64 tau = pt_tau_ns(p, f), pipe, before;
 	u64 rmin = (u64)c->round_min_us * 1000;
-	u64 prev = pt_max((u64)c->prev_min_us * 1000, tau);
-	int standing = rmin >= 2 * tau;
+	int own = c->state == PT_CM_DELAY || c->state == PT_CM_TEST;
+	u64 rev, fwd, prev;
+	int standing;
 
 	if (!rmin)
 		return;		/* no sample: the round told nothing */
-	c->prev_min_us = c->round_min_us;
 	c->round_min_us = 0;
+	/*
+	 * The forward path's RTT: the least sample less the least reverse
+	 * queue of the round (at most the reverse queue of that sample), in
+	 * compete the one read at the entry.
+	 */
+	if (own) {
+		rev = c->rev_min_us ? (u64)(c->rev_min_us - 1) * 1000 : 0;
+		c->rev_min_us = 0;
+	} else {
+		rev = (u64)c->rev_us * 1000;
+	}
+	fwd = rmin - pt_min(rmin, rev);
+	prev = pt_max((u64)c->prev_min_us * 1000, tau);
+	standing = fwd >= 2 * tau;
+	if (own)
+		c->prev_min_us = (u32)pt_min(fwd / 1000, 0xffffffffULL);
 	switch (c->state) {
 	case PT_CM_COMPETE:
 		if (c->cut)
@@ -1110,10 +1199,8 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 				       0xffffffffULL);
 		pt_cm_cap(f, 2 * pt_cm_pipe(f, p, srtt_us, mss), before);
 		/* The queue left: under a quarter of a BDP. */
-		if (4 * rmin < 5 * tau) {
-			c->state = PT_CM_DELAY;
-			c->rounds = 0;
-			c->backoff = 0;
+		if (4 * fwd < 5 * tau) {
+			pt_cm_delay(c);
 		} else if (++c->rounds >= PT_CM_PROBE_ROUNDS << c->backoff) {
 			/*
 			 * Each probe that does not end compete doubles
@@ -1133,7 +1220,7 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	case PT_CM_TEST:
 		/* The queue answered: our own flows backed off with us. */
 		if (!standing ||
-		    4 * (rmin - tau) <= 3 * ((u64)c->test_ref_us * 1000 - tau)) {
+		    4 * (fwd - tau) <= 3 * ((u64)c->test_ref_us * 1000 - tau)) {
 			c->state = PT_CM_DELAY;
 			c->rounds = 0;
 			if (c->backoff < PT_CM_TEST_BACKOFF)
@@ -1150,11 +1237,11 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		}
 		/* At the floor, and the queue above τ is not 1/8 smaller. */
 		if (f->wnd <= 2 * (f->wnd_lo + f->beta_wnd) &&
-		    8 * (rmin - tau) > 7 * (prev - tau) && c->rounds < 255)
+		    8 * (fwd - tau) > 7 * (prev - tau) && c->rounds < 255)
 			c->rounds++;
 		if (c->rounds < PT_CM_ENTER_ROUNDS << c->backoff)
 			return;
-		/* rmin >= 2τ: the test's reference is above τ */
+		/* fwd >= 2τ: the test's reference is above τ */
 		c->state = PT_CM_TEST;
 		c->rounds = 0;
 		c->test_ref_us = c->prev_min_us;
@@ -1165,6 +1252,7 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	c->rounds = 0;
 	c->cut = 0;
 	c->backoff = 0;
+	c->rev_us = (u32)pt_min(rev / 1000, 0xffffffffULL);
 	c->w_max = 0;		/* no loss yet */
 	c->t_k = (u32)(f->t_prev_ns >> PT_CM_TICK_SHIFT);
 	c->w_est = (u32)pt_min(pt_max(pipe, PT_CWND_MIN_DELACK) << PT_CM_EST_SHIFT,

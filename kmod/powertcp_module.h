@@ -348,9 +348,14 @@ static __always_inline void powertcp_ack(struct sock *sk,
 	 * moves then, or sooner where the law's variant asks for it.
 	 */
 	round = !before(tp->snd_una, ca->flow.ref_seq);
-	if (variants && (p.variant & PT_VAR_COMPETE))
+	if (variants && (p.variant & PT_VAR_COMPETE)) {
+		if (tp->rx_opt.saw_tstamp)
+			pt_cm_reverse(&ca->flow, &p, powertcp_ts_now(tp) -
+				      tp->rx_opt.rcv_tsval,
+				      powertcp_ts_unit_us(tp));
 		pt_compete(&ca->flow, &p, round, tp->srtt_us >> 3,
 			   max_t(u32, tp->mss_cache, 1), rs->losses > 0);
+	}
 	if (round || pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;

@@ -252,9 +252,19 @@ void powertcp_cong_control(unsigned long long *ctx)
 	 * moves then, or sooner where the law's variant asks for it.
 	 */
 	round = !pt_before(tp->snd_una, ca->flow.ref_seq);
-	if (p.variant & PT_VAR_COMPETE)
+	if (p.variant & PT_VAR_COMPETE) {
+		/*
+		 * The millisecond clock of tcp_time_stamp(): on a path with
+		 * microsecond timestamps (6.7+) the readings fall as fast as
+		 * time goes, and the reverse queue reads as none.
+		 */
+		if (tp->rx_opt.saw_tstamp)
+			pt_cm_reverse(&ca->flow, &p,
+				      (__u32)(tp->tcp_mstamp / 1000) -
+				      tp->rx_opt.rcv_tsval, 1000);
 		pt_compete(&ca->flow, &p, round, tp->srtt_us >> 3,
 			   tp->mss_cache ? tp->mss_cache : 1, rs->losses > 0);
+	}
 	if (round || pt_reference_due(&ca->flow, &p)) {
 		pt_update_reference(&ca->flow);
 		ca->flow.ref_seq = tp->snd_nxt;

@@ -159,10 +159,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		t += step << (step % 37);
 		pt_on_rtt(&f, &p, gen, rtt, t, mss);
 		ref_on_rtt(&g, &p, rtt, t, mss);
-		/* The competitive mode: a round's end, a loss, srtt. */
-		if (p.variant & PT_VAR_COMPETE)
+		/*
+		 * The competitive mode: a reverse reading in µs or ms
+		 * timestamps (any u32: the clocks' offset), a round's end,
+		 * a loss, srtt.
+		 */
+		if (p.variant & PT_VAR_COMPETE) {
+			if (step & 8)
+				pt_cm_reverse(&f, &p, (u32)take(&r, 4),
+					      step & 16 ? 1 : 1000);
 			pt_compete(&f, &p, step & 2, rtt << (step % 5),
 				   mss, step & 4);
+		}
 		competed |= pt_cm_state(&f, &p) != PT_CM_DELAY;
 		if ((step & 1) || pt_reference_due(&f, &p)) {
 			pt_update_reference(&f);

@@ -407,6 +407,73 @@ static void test_compete_cap_and_probes(void)
 }
 
 /*
+ * One flow at a standing RTT of @rtt_tau τ for @rounds rounds (after two
+ * at τ), whose ACKs carry timestamps unless @unit_us is 0: readings that
+ * wrap around 2^32, @rev_units above the empty path's (in units of
+ * @unit_us µs) once the RTT stands. Then @after_tau τ for 40 rounds. The
+ * round at which the flow first left delay (-1: never), and its state at
+ * the end.
+ */
+static int reverse_run(double rtt_tau, u32 rev_units, u32 unit_us,
+		       int rounds, double after_tau, u32 *state_end)
+{
+	struct pt_params p = params(PT_VAR_COMPETE);
+	u64 t = 1000000000ULL, tau = p.base_rtt_us;
+	u32 base = 0xfffffff0U;
+	int round, left = -1;
+	struct pt_flow f;
+
+	pt_flow_init(&f, &p, 0, 10, MSS, t);
+	for (round = 0; round < 2 + rounds + 40; round++) {
+		double x = round < 2 ? 1 : round < 2 + rounds ? rtt_tau :
+			   after_tau;
+		u64 rtt = (u64)(x * tau + 0.5);
+
+		t += rtt * US;
+		pt_on_rtt(&f, &p, 0, rtt, t, MSS);
+		if (unit_us)
+			pt_cm_reverse(&f, &p, (u32)(((u64)base +
+					       (round < 2 ? 0 : rev_units)) &
+					      0xffffffffULL), unit_us);
+		pt_compete(&f, &p, 1, rtt, MSS, 0);
+		pt_update_reference(&f);
+		if (left < 0 && pt_cm_state(&f, &p) != PT_CM_DELAY)
+			left = round;
+	}
+	*state_end = pt_cm_state(&f, &p);
+	return left;
+}
+
+/*
+ * A standing RTT whose ACKs' timestamps show the queue on the way back
+ * is not a competitor's on the flow's path: a flow at 3τ never tests
+ * while 1.5τ of it is the reverse path's, and does without timestamps
+ * or with a reverse queue of one tick of the clocks (Linux's millisecond
+ * timestamps, τ = 1 ms here). A reverse queue does not hide a forward
+ * one (3τ with 0.5τ back: the flow tests and competes), and compete ends
+ * when the forward queue leaves (the RTT at 1.6τ, 0.5τ of it back),
+ * where without the reverse reading it stays.
+ */
+static void test_compete_reverse_queue(void)
+{
+	u32 st_none, st_back, st_tick, st_part;
+	int none = reverse_run(3, 0, 0, 300, 1.6, &st_none);
+	int back = reverse_run(3, 1500, 1, 300, 3, &st_back);
+	int tick = reverse_run(3, 1, 1000, 300, 3, &st_tick);
+	int part = reverse_run(3, 500, 1, 300, 1.6, &st_part);
+
+	CHECK(none >= 0 && none < 30 && st_none == PT_CM_COMPETE,
+	      "no timestamps: left delay at round %d, ends in state %u",
+	      none, st_none);
+	CHECK(back < 0, "1.5 tau back: left delay at round %d", back);
+	CHECK(tick >= 0 && tick < 30,
+	      "one tick back: left delay at round %d", tick);
+	CHECK(part >= 0 && part < 30 && st_part == PT_CM_DELAY,
+	      "0.5 tau back: left delay at round %d, after the forward "
+	      "queue left in state %u", part, st_part);
+}
+
+/*
  * One flow of @variant beside a Reno flow (until @reno_until τ), through a
  * FIFO of @buf_bdp BDPs that drains at the line rate: a fluid model, in
  * steps of τ/32. Each sends its window over the RTT (ours: at most its
@@ -710,6 +777,7 @@ int main(void)
 	RUN(test_compete_beside_reno);
 	RUN(test_compete_leaves);
 	RUN(test_compete_not_own_queue);
+	RUN(test_compete_reverse_queue);
 	RUN(test_compete_own_crowd);
 	RUN(test_sample_min);
 	RUN(test_first_power);
