@@ -140,18 +140,56 @@ sys.exit("; ".join(errs[:5]) if errs else 0)
 PY
 }
 
+# Each sampled port carried at least the payload of the flows through it
+# (host 5's NIC what host 5 sent, leaf 2's port to host 5 what it
+# received, leaf 1's uplink and the spine's port to leaf 1 the cross-leaf
+# flows from and to leaf 1), its counters never fall, and the samples
+# span the run.
+queues_carry() { # run dir
+	/usr/bin/python3 - "$1" <<'PY'
+import csv, os, sys
+d = sys.argv[1]
+m = list(csv.DictReader(open(os.path.join(d, "manifest.csv"))))
+want = {
+    "h5": sum(int(r["bytes"]) for r in m if r["src"] == "5"),
+    "l2-h5": sum(int(r["bytes"]) for r in m if r["dst"] == "5"),
+    "l1-up": sum(int(r["bytes"]) for r in m
+                 if r["src_leaf"] == "1" and r["dst_leaf"] != "1"),
+    "s1": sum(int(r["bytes"]) for r in m
+              if r["dst_leaf"] == "1" and r["src_leaf"] != "1"),
+}
+last = max(int(r["start_us"]) for r in m)
+errs = []
+for port, payload in want.items():
+    rows = list(csv.DictReader(open(os.path.join(d, "queue-%s.csv" % port))))
+    sent = [int(r["sent_bytes"]) for r in rows]
+    if any(b < a for a, b in zip(sent, sent[1:])):
+        errs.append("%s: sent bytes fall" % port)
+    if not rows or int(rows[-1]["time_us"]) < last:
+        errs.append("%s: samples end before the last arrival" % port)
+    if not payload or sent[-1] < payload:
+        errs.append("%s: sent %d of the flows' %d B" % (port, sent[-1], payload))
+    print("%s: %d samples, %d B sent, flows %d B" % (port, len(rows), sent[-1], payload))
+sys.exit("; ".join(errs) if errs else 0)
+PY
+}
+
 for cc in theta_powertcp cubic; do
 	run=$OUT/$cc/load-$LOAD
+	ports=()
+	[ "$cc" = cubic ] || ports=(--sample-ports h5,l2-h5,l1-up,s1)
 	check "$cc: tiny web-search run" bash "$ROOT/testbed/websearch/run.sh" \
 		--cc "$cc" --loads "$LOAD" --flows "$FLOWS" --out "$OUT/$cc" \
 		--cdf "$OUT/cdf_1mb.txt" --drain-us 5000000 \
-		--kmod-dir "$KMOD_DIR"
+		--kmod-dir "$KMOD_DIR" "${ports[@]}"
 	check "$cc: CPU headroom measured and sufficient" \
 		headroom_ok "$run/headroom.json"
 	check "$cc: params.json has the common schema" \
 		params_common "$run/params.json" websearch "$cc"
 	check "$cc: flows start on schedule" on_schedule "$run"
 done
+check "theta_powertcp: --sample-ports: each port carries its flows" \
+	queues_carry "$OUT/theta_powertcp/load-$LOAD"
 check "websearch/summarize.py writes the summary" sh -c "/usr/bin/python3 \
 	'$ROOT/testbed/websearch/summarize.py' '$OUT' > '$OUT/table.txt' &&
 	grep -c . '$OUT/table.txt'"
@@ -177,6 +215,9 @@ sys.exit("missing %s" % sorted(want - got) if want - got else 0)' \
 check "websearch.sh: a bad argument exits 2 with a one-line reason" \
 	bad_arg bash "$ROOT/testbed/websearch/run.sh" --cc cubic --out /tmp/x \
 	--load abc
+check "websearch.sh: a port not in the fabric exits 2 with a one-line reason" \
+	bad_arg bash "$ROOT/testbed/websearch/run.sh" --cc cubic --out /tmp/x \
+	--sample-ports h5,l1-h5
 check "websearch-gen: a bad argument exits 2 with a one-line reason" \
 	bad_arg "$ROOT/userspace-tools/bin/websearch-gen" --load 150
 check "fct-analyze: a bad argument exits 2 with a one-line reason" \

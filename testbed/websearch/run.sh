@@ -13,7 +13,7 @@
 # both sends and receives; one tcpflows process runs them all. Each load
 # runs on a fresh topology; raw data go to DIR/load-L/ (flows.csv,
 # manifest.csv, flowfile.txt, gen.json, headroom.json, params.json,
-# qdisc_stats.txt); testbed/websearch/summarize.py RESULTS analyzes
+# qdisc_stats.txt, queue-PORT.csv with --sample-ports); testbed/websearch/summarize.py RESULTS analyzes
 # RESULTS/ALG/load-L/ (so --out RESULTS/ALG).
 {
 set -euo pipefail
@@ -27,6 +27,7 @@ TB_PROG=websearch
 
 LOADS=20,50,80 FLOWS=300 RATE_MBPS=25 UPLINK_MBPS='' LEAVES=2 HPL=4
 PAIRS=any DRAIN_US='' LONE=0 CDF=$ROOT/testbed/websearch/cdf.txt
+SAMPLE_PORTS='' SAMPLE_PORT_US=''
 TB_NO_OPTS='--no-sample --serial-link'	# the leaf-spine's ports: two frames
 TB_TAU_HELP="the largest base RTT, cross-leaf: a flow whose RTT
                       is above tau sees power > 1 on an empty network and
@@ -54,6 +55,14 @@ usage: testbed/websearch/run.sh --cc SPEC --out DIR [options]
   --drain-us T        run after the last arrival (default 5 x the largest
                       flow at R)
   --cdf F             flow size CDF (default testbed/websearch/cdf.txt)
+  --sample-ports P1,P2,...
+                      sample these ports' queues every --sample-us (default
+                      the cross-leaf base RTT) into DIR/load-L/queue-P.csv
+                      (backlog, drops): hH is host H's NIC (its egress, the
+                      path of its data and of the ACKs of every flow into
+                      it), lL-hH leaf L's port to host H, lL-up leaf L's
+                      uplink, sL the spine's port to leaf L
+  --sample-us T       the sampling interval, us
   --lone              validation of the ideal FCT instead of the workload:
                       flows of 1 kB, 10 kB, 100 kB, 1 MB and 10 MB, in-rack
                       (h1 -> h2) and cross-leaf (h1 -> first host of leaf 2),
@@ -61,8 +70,8 @@ usage: testbed/websearch/run.sh --cc SPEC --out DIR [options]
 Common options (--rate-mbps is the host link rate, --rtt-us the in-rack
 base RTT: cross-leaf it is 2 x its propagation + serialization, 9760 at 25,
 2440 at 100; --ecn-k-bytes applies at R ports, scaled by rate on others;
---buffer-bytes is every switch port's FIFO; the queue is not sampled, each
-run saves every switch's qdisc statistics):
+--buffer-bytes is every switch port's FIFO; the queues are sampled only
+with --sample-ports, each run saves every switch's qdisc statistics):
 USAGE
 	tb_usage_common
 	cat <<USAGE
@@ -95,6 +104,10 @@ opts() {
 		PAIRS=$2 ;;
 	--drain-us) tb_num "$1" "${2:-}"; DRAIN_US=$2 ;;
 	--cdf) CDF=${2:-}; [ -f "$CDF" ] || tb_die "--cdf: no file '$CDF'" ;;
+	--sample-ports) [[ ${2:-} =~ ^(h[0-9]+|l[0-9]+-(h[0-9]+|up)|s[0-9]+)(,(h[0-9]+|l[0-9]+-(h[0-9]+|up)|s[0-9]+))*$ ]] ||
+			tb_die "--sample-ports: '${2:-}' is not a list of hH, lL-hH, lL-up, sL"
+		SAMPLE_PORTS=$2 ;;
+	--sample-us) tb_num "$1" "${2:-}"; SAMPLE_PORT_US=$2 ;;
 	--lone) LONE=1; TB_SHIFT=1; return 0 ;;
 	*) return 1 ;;
 	esac
@@ -109,6 +122,36 @@ done
 [[ $LEAVES -ge 2 && $LEAVES -le 9 ]] || tb_die "--leaves: 2 to 9"
 [ "$HPL" -le 50 ] || tb_die "--hosts-per-leaf: at most 50"
 [ "$FLOWS" -le 100000 ] || tb_die "--flows: at most 100000"
+[ "$SAMPLE_PORT_US" = '' ] || [ "$SAMPLE_PORT_US" -ge 100 ] ||
+	tb_die "--sample-us: at least 100"
+# port_spec P: NETNS,DEV,INTERVAL,HANDLE for tcpflows --sample (the port's
+# token bucket, 2:, on a switch; the host's NIC is its root bucket).
+port_spec() {
+	local l h
+	if [[ $1 =~ ^h([0-9]+)$ ]]; then
+		h=${BASH_REMATCH[1]}
+		[ "$h" -ge 1 ] && [ "$h" -le $((LEAVES * HPL)) ] || return 1
+		echo "$(tb_host "$h"),eth0,$SAMPLE_PORT_US,root"
+	elif [[ $1 =~ ^l([0-9]+)-up$ ]]; then
+		l=${BASH_REMATCH[1]}
+		[ "$l" -ge 1 ] && [ "$l" -le "$LEAVES" ] || return 1
+		echo "$(ls_leaf_ns "$l"),up0,$SAMPLE_PORT_US,2:"
+	elif [[ $1 =~ ^l([0-9]+)-h([0-9]+)$ ]]; then
+		l=${BASH_REMATCH[1]} h=${BASH_REMATCH[2]}
+		[ "$l" -ge 1 ] && [ "$l" -le "$LEAVES" ] &&
+		[ "$h" -gt $(((l - 1) * HPL)) ] && [ "$h" -le $((l * HPL)) ] ||
+			return 1
+		echo "$(ls_leaf_ns "$l"),to_h$h,$SAMPLE_PORT_US,2:"
+	else
+		l=${1#s}
+		[ "$l" -ge 1 ] && [ "$l" -le "$LEAVES" ] || return 1
+		echo "$TB_SPINE,to_l$l,$SAMPLE_PORT_US,2:"
+	fi
+}
+for port in ${SAMPLE_PORTS//,/ }; do
+	port_spec "$port" > /dev/null ||
+		tb_die "--sample-ports: no port $port on $LEAVES leaves of $HPL hosts"
+done
 tb_setup
 
 UPLINK_MBPS=${UPLINK_MBPS:-$RATE_MBPS}
@@ -117,6 +160,7 @@ PROP_US=$(ls_prop_us "$RTT_US" "$RATE_MBPS" "$MTU")
 [ "$PROP_US" -gt 0 ] || tb_die "--rtt-us: shorter than one MTU at R"
 RTT_CROSS_US=$(ls_rtt_cross "$RTT_US" "$RATE_MBPS" "$UPLINK_MBPS" "$MTU")
 TAU_US=${TAU_US:-$((RTT_CROSS_US + TB_HOST_US))}
+SAMPLE_PORT_US=${SAMPLE_PORT_US:-$RTT_CROSS_US}
 MAXSIZE=$(awk '!/^#/ && NF == 2 { m = $1 } END { printf "%d", m }' "$CDF")
 DRAIN_US=${DRAIN_US:-$((5 * MAXSIZE * 8 / RATE_MBPS))}
 
@@ -132,6 +176,13 @@ listeners() {
 	local h
 	for h in $(seq 1 "$HOSTS"); do
 		echo "--listen $(tb_host "$h"),$(ls_host_addr "$h" "$HPL"),5001"
+	done
+}
+
+samplers() {
+	local port
+	for port in ${SAMPLE_PORTS//,/ }; do
+		echo "--sample $(port_spec "$port")"
 	done
 }
 
@@ -221,10 +272,17 @@ JSON
 	# shellcheck disable=SC2046
 	tb_run "$TB_TOOLS/tcpflows" --out-dir "$w" --duration-us "$end" \
 		--align-us 100000 --interval-us 0 --seed "$SEED" --quiet \
-		--progress --flow-file "$w/flowfile.txt" $(listeners) || rc=$?
+		--progress --flow-file "$w/flowfile.txt" $(listeners) \
+		$(samplers) || rc=$?
 	# 1: a flow failed, which is a result; more: the run itself failed.
 	[ "$rc" -le 1 ] || tb_die "tcpflows failed (exit $rc)"
 	tb_trace_off "$w/trace.txt"
+	for port in ${SAMPLE_PORTS//,/ }; do
+		spec=$(port_spec "$port")
+		IFS=, read -r ns dev _ handle <<< "$spec"
+		mv "$w/qdisc-$ns-$dev${handle:+-${handle//:/_}}.csv" \
+			"$w/queue-$port.csv"
+	done
 	virt=$(($(date +%s) - t0))
 	for ns in $(ip netns list | awk '/^tb_[ls]/ {print $1}'); do
 		echo "== $ns"
@@ -238,6 +296,7 @@ JSON
 		prop_rtt_cross_us $((8 * PROP_US)) \
 		tau_rule "largest base RTT (cross-leaf) unless --tau-us" \
 		offered_mbps "$offered" last_start_us "$last" drain_us "$drain" \
+		sample_ports "$SAMPLE_PORTS" sample_us "$SAMPLE_PORT_US" \
 		end_us "$end" tcpflows_status "$rc" guest_seconds "$virt"
 	tb_param_bool lone "$([ "$load" = 0 ] && echo 1 || echo 0)"
 	tb_write_params "$w/params.json"
