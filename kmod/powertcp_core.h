@@ -1118,9 +1118,11 @@ static inline void pt_cm_cap(struct pt_flow *f, u64 cap, u64 before)
  * timestamp, in delay and test: @reading is the local TS clock less the
  * peer's TSval the ACK carries, in TS units of @unit_us µs (1000: Linux's
  * millisecond clock; 1: microsecond timestamps). The two clocks' offset
- * is constant, so the least reading is the empty reverse path's, and a
- * reading above it is the ACK's wait; its first unit is the two clocks'
- * ticks, not a wait, and is not counted.
+ * is constant, so the least reading is the empty reverse path's (where
+ * the path was empty at some time since the reading began: else the
+ * queue reads as less than it is), and a reading above it is the ACK's
+ * wait; its first unit is the two clocks' ticks, not a wait, and is not
+ * counted. The reading begins again at each return to delay.
  */
 static inline void pt_cm_reverse(struct pt_flow *f, const struct pt_params *p,
 				 u32 reading, u32 unit_us)

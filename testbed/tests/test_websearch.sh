@@ -177,7 +177,7 @@ PY
 for cc in theta_powertcp cubic; do
 	run=$OUT/$cc/load-$LOAD
 	ports=()
-	[ "$cc" = cubic ] || ports=(--sample-ports h5,l2-h5,l1-up,s1)
+	[ "$cc" = cubic ] || ports=(--sample-ports 'h5,l2-h5,l1-up,s1')
 	check "$cc: tiny web-search run" bash "$ROOT/testbed/websearch/run.sh" \
 		--cc "$cc" --loads "$LOAD" --flows "$FLOWS" --out "$OUT/$cc" \
 		--cdf "$OUT/cdf_1mb.txt" --drain-us 5000000 \
