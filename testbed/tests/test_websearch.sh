@@ -188,6 +188,10 @@ for cc in theta_powertcp cubic; do
 		params_common "$run/params.json" websearch "$cc"
 	check "$cc: flows start on schedule" on_schedule "$run"
 done
+check "theta_powertcp: qdisc_stats.txt has every switch's qdiscs" sh -c "
+	grep -c '^== .*_\(l[12]\|s1\)\$' '$OUT/theta_powertcp/load-$LOAD/qdisc_stats.txt' |
+	grep -qx 3 && grep -c '^qdisc tbf' \
+	'$OUT/theta_powertcp/load-$LOAD/qdisc_stats.txt'"
 check "theta_powertcp: --sample-ports: each port carries its flows" \
 	queues_carry "$OUT/theta_powertcp/load-$LOAD"
 check "websearch/summarize.py writes the summary" sh -c "/usr/bin/python3 \

@@ -284,7 +284,8 @@ JSON
 			"$w/queue-$port.csv"
 	done
 	virt=$(($(date +%s) - t0))
-	for ns in $(ip netns list | awk '/^tb_[ls]/ {print $1}'); do
+	for ns in $(seq 1 "$LEAVES" | while read -r l; do ls_leaf_ns "$l"; done) \
+	    "$TB_SPINE"; do
 		echo "== $ns"
 		tc -n "$ns" -s qdisc show
 	done > "$w/qdisc_stats.txt"
