@@ -1113,6 +1113,12 @@ static inline void pt_cm_cap(struct pt_flow *f, u64 cap, u64 before)
 	c->w_est = (u32)(cap << PT_CM_EST_SHIFT);
 }
 
+/* Delay and test read the reverse path; compete's words hold the cubic. */
+static inline int pt_cm_reads_reverse(const struct pt_compete *c)
+{
+	return c->state == PT_CM_DELAY || c->state == PT_CM_TEST;
+}
+
 /*
  * The reverse path's queue (see above), on every ACK that carries a TCP
  * timestamp, in delay and test: @reading is the local TS clock less the
@@ -1133,8 +1139,7 @@ static inline void pt_cm_reverse(struct pt_flow *f, const struct pt_params *p,
 	s64 above = d < BIT_ULL(31) ? (s64)d : (s64)d - (s64)BIT_ULL(32);
 	u64 us;
 
-	if (!(p->variant & PT_VAR_COMPETE) ||
-	    (c->state != PT_CM_DELAY && c->state != PT_CM_TEST))
+	if (!(p->variant & PT_VAR_COMPETE) || !pt_cm_reads_reverse(c))
 		return;
 	if (!c->rev_known || above < 0) {
 		c->rev_base = reading;
@@ -1167,8 +1172,8 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	struct pt_compete *c = &f->cm;
 	u64 tau = pt_tau_ns(p, f), pipe, before;
 	u64 rmin = (u64)c->round_min_us * 1000;
-	int own = c->state == PT_CM_DELAY || c->state == PT_CM_TEST;
-	u64 rev, fwd, prev;
+	int own = pt_cm_reads_reverse(c);
+	u64 rev_us, fwd, prev;
 	int standing;
 
 	if (!rmin)
@@ -1180,12 +1185,12 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	 * compete the one read at the entry.
 	 */
 	if (own) {
-		rev = c->rev_min_us ? (u64)(c->rev_min_us - 1) * 1000 : 0;
+		rev_us = c->rev_min_us ? c->rev_min_us - 1 : 0;
 		c->rev_min_us = 0;
 	} else {
-		rev = (u64)c->rev_us * 1000;
+		rev_us = c->rev_us;
 	}
-	fwd = rmin - pt_min(rmin, rev);
+	fwd = rmin - pt_min(rmin, rev_us * 1000);
 	prev = pt_max((u64)c->prev_min_us * 1000, tau);
 	standing = fwd >= 2 * tau;
 	if (own)
@@ -1254,7 +1259,7 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	c->rounds = 0;
 	c->cut = 0;
 	c->backoff = 0;
-	c->rev_us = (u32)pt_min(rev / 1000, 0xffffffffULL);
+	c->rev_us = (u32)rev_us;
 	c->w_max = 0;		/* no loss yet */
 	c->t_k = (u32)(f->t_prev_ns >> PT_CM_TICK_SHIFT);
 	c->w_est = (u32)pt_min(pt_max(pipe, PT_CWND_MIN_DELACK) << PT_CM_EST_SHIFT,

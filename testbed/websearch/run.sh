@@ -28,6 +28,7 @@ TB_PROG=websearch
 LOADS=20,50,80 FLOWS=300 RATE_MBPS=25 UPLINK_MBPS='' LEAVES=2 HPL=4
 PAIRS=any DRAIN_US='' LONE=0 CDF=$ROOT/testbed/websearch/cdf.txt
 SAMPLE_PORTS='' SAMPLE_PORT_US=''
+PORT_RE='(h[0-9]+|l[0-9]+-(h[0-9]+|up)|s[0-9]+)'	# --sample-ports' names
 TB_NO_OPTS='--no-sample --serial-link'	# the leaf-spine's ports: two frames
 TB_TAU_HELP="the largest base RTT, cross-leaf: a flow whose RTT
                       is above tau sees power > 1 on an empty network and
@@ -104,7 +105,7 @@ opts() {
 		PAIRS=$2 ;;
 	--drain-us) tb_num "$1" "${2:-}"; DRAIN_US=$2 ;;
 	--cdf) CDF=${2:-}; [ -f "$CDF" ] || tb_die "--cdf: no file '$CDF'" ;;
-	--sample-ports) [[ ${2:-} =~ ^(h[0-9]+|l[0-9]+-(h[0-9]+|up)|s[0-9]+)(,(h[0-9]+|l[0-9]+-(h[0-9]+|up)|s[0-9]+))*$ ]] ||
+	--sample-ports) [[ ${2:-} =~ ^$PORT_RE(,$PORT_RE)*$ ]] ||
 			tb_die "--sample-ports: '${2:-}' is not a list of hH, lL-hH, lL-up, sL"
 		SAMPLE_PORTS=$2 ;;
 	--sample-us) tb_num "$1" "${2:-}"; SAMPLE_PORT_US=$2 ;;
@@ -237,6 +238,7 @@ headroom() {
 
 run_one() { # name load_or_0 -> OUT/name
 	local name=$1 load=$2 w=$WORK/$1 offered last end drain rc=0 t0 virt
+	local port ns dev handle
 	mkdir -p "$w"
 	rm -rf "${OUT:?}/$name"
 	if [ "$load" = 0 ]; then
@@ -278,8 +280,7 @@ JSON
 	[ "$rc" -le 1 ] || tb_die "tcpflows failed (exit $rc)"
 	tb_trace_off "$w/trace.txt"
 	for port in ${SAMPLE_PORTS//,/ }; do
-		spec=$(port_spec "$port")
-		IFS=, read -r ns dev _ handle <<< "$spec"
+		IFS=, read -r ns dev _ handle <<< "$(port_spec "$port")"
 		mv "$w/qdisc-$ns-$dev${handle:+-${handle//:/_}}.csv" \
 			"$w/queue-$port.csv"
 	done
