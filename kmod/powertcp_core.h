@@ -269,12 +269,8 @@ struct pt_compete {
 	union {
 		u32 prev_min_us;	/* delay, test: the round before's */
 				/* smallest forward RTT (0: none) */
-		struct {	/* compete, probe: in τ/64, at most */
-				/* 0xffff (pt_cm_q6()) */
-			u16 rev_q;	/* the reverse queue at the entry */
-			u16 prev_q;	/* the round before's smallest */
-				/* forward RTT (0: none) */
-		};
+		u32 rev_us;	/* compete, probe: the reverse queue at */
+				/* the entry, µs */
 	};
 	u8 state;		/* PT_CM_DELAY, _COMPETE, _PROBE, _TEST */
 	u8 rounds;		/* rounds in the state (or standing, in delay) */
@@ -938,25 +934,13 @@ static inline int pt_reference_due(const struct pt_flow *f,
  *            rounds the flow probes, and each probe that leaves it in
  *            compete doubles the rounds to the next (at most
  *            2^PT_CM_PROBE_BACKOFF times): a probe hands the competitor
- *            RTTs of the link, and at one every 16 rounds BBR took 12%
+ *            an RTT of the link, and at one every 16 rounds BBR took 12%
  *            of a deep buffer's link from the flow (docs/EVOLUTION.md).
- *            A flow also probes when the queue fell by half its own
- *            window in a round, two rounds or more after a loss of its
- *            own and PT_CM_PROBE_HOLD after its last probe: another
- *            flow's probe (or a competitor's cut, or its leaving). Our
- *            flows in compete are loss-based competitors to one another,
- *            and a probe of one flow alone finds the queue held by the
- *            others; joining each other's probes, they back off together
- *            and find it gone when it was only theirs (the web search
- *            at 80% load held every port full without this).
- *   probe    at the law's floor (min rate plus β), then compete again, on
- *            its cubic's clock. The second round's samples are of the
- *            packets sent at the floor, and the fourth's of those sent
- *            when the flows that joined (a round after they saw the fall)
- *            backed off; the flow holds PT_CM_PROBE_HOLD rounds, and
- *            longer (at most PT_CM_PROBE_HOLD_MAX) while the queue still
- *            falls by a quarter of its window a round. A round whose
- *            queue left returns to delay: the queue was our flows' own.
+ *   probe    one round at the law's floor (min rate plus β), then compete
+ *            again, on its cubic's clock: the round after the probe sees
+ *            the samples of the packets sent in it, and if the queue left
+ *            with the flow's backing off, it was the flow's own, and that
+ *            round's end returns to delay.
  *
  * The forward RTT is the round's smallest sample less the least queue
  * its ACKs met on the way back (pt_cm_reverse(), from TCP timestamps;
@@ -983,8 +967,6 @@ static inline int pt_reference_due(const struct pt_flow *f,
 #define PT_CM_TEST_BACKOFF	4	/* at most 2^4 x the standing rounds */
 #define PT_CM_PROBE_ROUNDS	16
 #define PT_CM_PROBE_BACKOFF	3	/* at most 2^3 x the probe rounds */
-#define PT_CM_PROBE_HOLD	4
-#define PT_CM_PROBE_HOLD_MAX	16
 #define PT_CM_TICK_SHIFT	20	/* the cubic's clock: 2^20 ns = 1.05 ms */
 #define PT_CM_C_SHIFT		31	/* C: 2^-31 packets/tick^3 = 0.404/s^3 */
 #define PT_CM_BETA		717	/* β_cubic, 1/1024: 0.7 */
@@ -1131,18 +1113,6 @@ static inline void pt_cm_cap(struct pt_flow *f, u64 cap, u64 before)
 	c->w_est = (u32)(cap << PT_CM_EST_SHIFT);
 }
 
-/* @ns in τ/64 (@tau ns), at most 0xffff: 1024τ; and back. */
-static inline u32 pt_cm_q6(u64 ns, u64 tau)
-{
-	return (u32)pt_min(div64_u64(pt_min(ns, PT_TIME_MAX_NS) << 6, tau),
-			   0xffff);
-}
-
-static inline u64 pt_cm_from_q6(u32 q, u64 tau)
-{
-	return ((u64)q * tau) >> 6;
-}
-
 /* Delay and test read the reverse path; compete's words hold the cubic. */
 static inline int pt_cm_reads_reverse(const struct pt_compete *c)
 {
@@ -1203,8 +1173,8 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	u64 tau = pt_tau_ns(p, f), pipe, before;
 	u64 rmin = (u64)c->round_min_us * 1000;
 	int own = pt_cm_reads_reverse(c);
-	u64 rev_us = 0, fwd, prev = tau, fall = 0;
-	int standing, quiet;
+	u64 rev_us, fwd, prev;
+	int standing;
 
 	if (!rmin)
 		return;		/* no sample: the round told nothing */
@@ -1217,25 +1187,16 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	if (own) {
 		rev_us = c->rev_min_us ? c->rev_min_us - 1 : 0;
 		c->rev_min_us = 0;
-		fwd = rmin - pt_min(rmin, rev_us * 1000);
-		prev = pt_max((u64)c->prev_min_us * 1000, tau);
-		c->prev_min_us = (u32)pt_min(fwd / 1000, 0xffffffffULL);
 	} else {
-		u32 q;
-
-		fwd = rmin - pt_min(rmin, pt_cm_from_q6(c->rev_q, tau));
-		/* How far the queue fell since the round before: packets */
-		q = pt_cm_q6(fwd, tau);
-		if (c->prev_q > q)
-			fall = pt_rate_to_wnd(p, PT_PPM,
-					      pt_cm_from_q6(c->prev_q - q, tau),
-					      mss) >> PT_WND_SHIFT;
-		c->prev_q = (u16)q;
+		rev_us = c->rev_us;
 	}
+	fwd = rmin - pt_min(rmin, rev_us * 1000);
+	prev = pt_max((u64)c->prev_min_us * 1000, tau);
 	standing = fwd >= 2 * tau;
+	if (own)
+		c->prev_min_us = (u32)pt_min(fwd / 1000, 0xffffffffULL);
 	switch (c->state) {
 	case PT_CM_COMPETE:
-		quiet = !c->cut;	/* no cut of ours in the fall */
 		if (c->cut)
 			c->cut--;
 		before = pt_cm_cwnd(f);
@@ -1247,29 +1208,21 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 		/* The queue left: under a quarter of a BDP. */
 		if (4 * fwd < 5 * tau) {
 			pt_cm_delay(c);
-		} else if (++c->rounds >= PT_CM_PROBE_ROUNDS << c->backoff ||
-			   (quiet && c->rounds > PT_CM_PROBE_HOLD &&
-			    2 * fall >= before)) {
-			/* Due, or another flow's probe: join it. */
+		} else if (++c->rounds >= PT_CM_PROBE_ROUNDS << c->backoff) {
+			/*
+			 * Each probe that does not end compete doubles
+			 * the wait for the next.
+			 */
+			if (c->backoff < PT_CM_PROBE_BACKOFF)
+				c->backoff++;
 			c->state = PT_CM_PROBE;
 			c->rounds = 0;
 		}
 		return;
 	case PT_CM_PROBE:
-		if (4 * fwd < 5 * tau) {
-			pt_cm_delay(c);
-			return;
-		}
-		/* Hold while the others' backing off still shows. */
-		if (++c->rounds < PT_CM_PROBE_HOLD ||
-		    (4 * fall >= pt_cm_cwnd(f) &&
-		     c->rounds < PT_CM_PROBE_HOLD_MAX))
-			return;
-		/* Each probe that ends in compete doubles the wait. */
+		/* compete's next round end judges the queue it left */
 		c->state = PT_CM_COMPETE;
 		c->rounds = 0;
-		if (c->backoff < PT_CM_PROBE_BACKOFF)
-			c->backoff++;
 		return;
 	case PT_CM_TEST:
 		/* The queue answered: our own flows backed off with us. */
@@ -1306,8 +1259,7 @@ static inline void pt_cm_round(struct pt_flow *f, const struct pt_params *p,
 	c->rounds = 0;
 	c->cut = 0;
 	c->backoff = 0;
-	c->rev_q = (u16)pt_cm_q6(rev_us * 1000, tau);
-	c->prev_q = 0;
+	c->rev_us = (u32)rev_us;
 	c->w_max = 0;		/* no loss yet */
 	c->t_k = (u32)(f->t_prev_ns >> PT_CM_TICK_SHIFT);
 	c->w_est = (u32)pt_min(pt_max(pipe, PT_CWND_MIN_DELACK) << PT_CM_EST_SHIFT,

@@ -359,9 +359,8 @@ static void test_compete_cubic(void)
  * grows 5% a round only up to twice the line rate's pipe (the flow paces
  * at most at the line rate), follows that cap when the RTT doubles, and
  * keeps what it has when the RTT halves again;
- * the flow probes after 16 rounds, then 32 and 64 more (each probe, of
- * PT_CM_PROBE_HOLD rounds where the queue does not fall, that finds the
- * queue standing doubles the wait), and never more than
+ * the flow probes after 16 rounds, then 32 and 64 more (each probe that
+ * finds the queue standing doubles the wait), and never more than
  * 2^PT_CM_PROBE_BACKOFF times 16 apart.
  */
 static void test_compete_cap_and_probes(void)
@@ -400,10 +399,9 @@ static void test_compete_cap_and_probes(void)
 	      pt_cm_cwnd(&f) >= at_8tau && pt_cm_cwnd(&f) <= at_8tau + 1,
 	      "RTT doubled: window %u (pipe %llu); halved again: %u", at_8tau,
 	      (unsigned long long)(2 * pipe), pt_cm_cwnd(&f));
-	/* a probe's rounds and the compete rounds to the next */
-	CHECK(ngaps >= 4 && gaps[0] == 32 + PT_CM_PROBE_HOLD &&
-	      gaps[1] == 64 + PT_CM_PROBE_HOLD &&
-	      gaps[ngaps - 1] == (16 << PT_CM_PROBE_BACKOFF) + PT_CM_PROBE_HOLD,
+	/* a probe's round and the compete rounds to the next */
+	CHECK(ngaps >= 4 && gaps[0] == 33 && gaps[1] == 65 &&
+	      gaps[ngaps - 1] == (16 << PT_CM_PROBE_BACKOFF) + 1,
 	      "%u probes, apart %u, %u, .., %u rounds", ngaps + 1, gaps[0],
 	      gaps[1], gaps[ngaps - 1]);
 }
@@ -476,109 +474,82 @@ static void test_compete_reverse_queue(void)
 }
 
 /*
- * @n flows of @variant beside a Reno flow (until @reno_until τ), through a
+ * One flow of @variant beside a Reno flow (until @reno_until τ), through a
  * FIFO of @buf_bdp BDPs that drains at the line rate: a fluid model, in
  * steps of τ/32. Each sends its window over the RTT (ours: at most its
- * pacing rate, each on rounds of its own, a τ/@n apart at the start;
- * Reno: slow start, then +1 packet an RTT, half on a loss). A full buffer
- * drops: every flow sees the loss (@one_loses 0), or one flow, drawn in
- * proportion to the rates with a fixed seed (1). Our share of the bytes
- * sent from @from τ on, the τ at which a flow of ours first entered
- * compete and the last at which none was left out of delay after it (-1:
- * never), and the RTT at the end (τ).
+ * pacing rate; Reno: slow start, then +1 packet an RTT, half on a loss);
+ * a full buffer drops, and both flows see the loss. Our share of the
+ * bytes sent from @from τ on, the τ at which our flow first entered
+ * compete and last returned to delay after it (-1: never), and the RTT at
+ * the end (τ).
  */
 struct duel {
 	double share, rtt_end;
 	int entered, left;
 };
 
-#define CROWD_MAX	8
-
-static struct duel crowd(u32 variant, int n, double buf_bdp, int taus,
-			 int from, int reno_until, int one_loses)
+static struct duel duel(u32 variant, double buf_bdp, int taus, int from,
+			int reno_until)
 {
 	struct pt_params p = params(variant);
 	double c = p.line_rate_mbps * 1e6 / 8, tau = p.base_rtt_us * 1e-6;
 	double dt = tau / 32, buf = buf_bdp * c * tau, q = 0, t = 0;
-	double rtt = tau, reno = 10, next_reno = tau, r[CROWD_MAX + 1];
-	double next_round[CROWD_MAX], ours = 0, all = 0;
-	int step, i, lost[CROWD_MAX + 1] = { 0 }, ss = 1, out, was_out = 0;
-	unsigned int seed = 7;
+	double rtt = tau, reno = 10, next_reno = tau, next_round = tau;
+	double ours = 0, all = 0;
+	int step, round, drop, reno_lost = 0, ss = 1;
+	u32 state = PT_CM_DELAY, now;
 	struct duel d = { 0, 0, -1, -1 };
-	struct pt_flow f[CROWD_MAX];
+	struct pt_flow f;
 
-	for (i = 0; i < n; i++) {
-		pt_flow_init(&f[i], &p, 0, 10, MSS, 0);
-		next_round[i] = tau * (1 + (double)i / n);
-	}
+	pt_flow_init(&f, &p, 0, 10, MSS, 0);
 	for (step = 0; step < 32 * taus; step++) {
 		u64 rtt_us = (u64)(rtt * 1e6 + 0.5);
-		double in = 0, x;
+		double r_ours = pt_cwnd_pkts(&f, &p, rtt_us, 1) * MSS / rtt;
+		double r_reno = step < 32 * reno_until ? reno * MSS / rtt : 0;
 
-		for (i = 0; i < n; i++) {
-			r[i] = pt_cwnd_pkts(&f[i], &p, rtt_us, 1) * MSS / rtt;
-			if (r[i] > pt_sk_pacing_rate(&f[i], &p, MSS))
-				r[i] = pt_sk_pacing_rate(&f[i], &p, MSS);
-			in += r[i];
-		}
-		r[n] = step < 32 * reno_until ? reno * MSS / rtt : 0;
-		q += (in + r[n] - c) * dt;
-		if (q > buf) {
-			x = (double)rand_r(&seed) / RAND_MAX * (in + r[n]);
-			for (i = 0; i <= n; i++) {
-				lost[i] |= !one_loses || (x >= 0 && x <= r[i]);
-				x -= r[i];
-			}
-		}
+		if (r_ours > pt_sk_pacing_rate(&f, &p, MSS))
+			r_ours = pt_sk_pacing_rate(&f, &p, MSS);
+		q += (r_ours + r_reno - c) * dt;
+		drop = q > buf;
 		q = q < 0 ? 0 : q > buf ? buf : q;
 		if (step >= 32 * from) {
-			ours += in;
-			all += in + r[n];
+			ours += r_ours;
+			all += r_ours + r_reno;
 		}
 		t += dt;
 		rtt = tau + q / c;
-		rtt_us = (u64)(rtt * 1e6 + 0.5);
-		for (i = 0, out = 0; i < n; i++) {
-			int round = t >= next_round[i];
-			u32 now;
-
-			if (round)
-				next_round[i] = t + rtt;
-			pt_on_rtt(&f[i], &p, 0, rtt_us, (u64)(t * 1e9), MSS);
-			if (variant & PT_VAR_COMPETE)
-				pt_compete(&f[i], &p, round, rtt_us, MSS,
-					   lost[i]);
-			lost[i] = 0;
-			if (round)
-				pt_update_reference(&f[i]);
-			now = pt_cm_state(&f[i], &p);
-			out += now == PT_CM_COMPETE || now == PT_CM_PROBE;
+		round = t >= next_round;
+		if (round)
+			next_round = t + rtt;
+		pt_on_rtt(&f, &p, 0, (u64)(rtt * 1e6 + 0.5), (u64)(t * 1e9),
+			  MSS);
+		if (variant & PT_VAR_COMPETE)
+			pt_compete(&f, &p, round, (u64)(rtt * 1e6 + 0.5), MSS,
+				   drop);
+		if (round)
+			pt_update_reference(&f);
+		now = pt_cm_state(&f, &p);
+		if (now != state) {
+			if (now == PT_CM_COMPETE && d.entered < 0)
+				d.entered = step / 32;
+			if (now == PT_CM_DELAY && state != PT_CM_TEST)
+				d.left = step / 32;
+			state = now;
 		}
-		if (out && d.entered < 0)
-			d.entered = step / 32;
-		if (!out && was_out)
-			d.left = step / 32;
-		was_out = out;
+		reno_lost |= drop;
 		if (t >= next_reno) {
-			if (lost[n])
+			if (reno_lost)
 				reno = reno / 2 > 2 ? reno / 2 : 2;
 			else
 				reno = ss ? 2 * reno : reno + 1;
-			ss &= !lost[n];
-			lost[n] = 0;
+			ss &= !reno_lost;
+			reno_lost = 0;
 			next_reno = t + rtt;
 		}
 	}
 	d.share = ours / all;
 	d.rtt_end = rtt / tau;
 	return d;
-}
-
-/* One flow of ours beside Reno, both seeing every loss. */
-static struct duel duel(u32 variant, double buf_bdp, int taus, int from,
-			int reno_until)
-{
-	return crowd(variant, 1, buf_bdp, taus, from, reno_until, 0);
 }
 
 /*
@@ -619,37 +590,6 @@ static void test_compete_leaves(void)
 	CHECK(d.entered >= 0 && d.left > 4000 && d.left < 4500,
 	      "entered at %d tau, back to delay at %d", d.entered, d.left);
 	CHECK(d.rtt_end < 1.2, "RTT at the end %.3f tau", d.rtt_end);
-}
-
-/*
- * Our flows in compete are loss-based competitors to one another: when
- * the Reno flow that took them there leaves, no probe of one flow alone
- * finds the queue gone, as the others hold it. Each flow joins another's
- * probe (the queue falls by half its own window in a round without a
- * loss of its own) and holds its floor while the queue still falls, so
- * the crowd backs off together: 2, 4 and 8 flows, a loss charged to one
- * flow at a time, return to delay within 1000 τ after Reno leaves a
- * 4-BDP FIFO, and the queue with them; beside Reno (2 flows, 100 BDP)
- * they stay out of delay and take more than half the link.
- */
-static void test_compete_crowd_leaves(void)
-{
-	struct duel stay = crowd(PT_VAR_COMPETE, 2, 100, 20000, 10000, 20000,
-				 1);
-	int n;
-
-	for (n = 2; n <= CROWD_MAX; n *= 2) {
-		struct duel d = crowd(PT_VAR_COMPETE, n, 4, 16000, 0, 8000, 1);
-
-		CHECK(d.entered >= 0 && d.entered < 100 && d.left > 0 &&
-		      d.left < 9000 && d.rtt_end < 1.2,
-		      "%d flows: entered at %d tau, all back to delay at %d, "
-		      "RTT at the end %.3f tau", n, d.entered, d.left,
-		      d.rtt_end);
-	}
-	CHECK(stay.left < 0 && stay.share > 0.5 && stay.rtt_end > 10,
-	      "beside Reno: share %.3f, back to delay at %d, RTT %.1f tau",
-	      stay.share, stay.left, stay.rtt_end);
 }
 
 /*
@@ -821,7 +761,7 @@ static void test_variants_bounded(void)
 
 int main(void)
 {
-	tap_plan(21);
+	tap_plan(18);
 	RUN(test_variant0_is_theta);
 	RUN(test_grad_baseline_damps_steps);
 	RUN(test_grad_baseline_age);
@@ -836,7 +776,6 @@ int main(void)
 	RUN(test_compete_cap_and_probes);
 	RUN(test_compete_beside_reno);
 	RUN(test_compete_leaves);
-	RUN(test_compete_crowd_leaves);
 	RUN(test_compete_not_own_queue);
 	RUN(test_compete_reverse_queue);
 	RUN(test_compete_own_crowd);
