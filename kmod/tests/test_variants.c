@@ -761,7 +761,7 @@ static void test_variants_bounded(void)
 
 int main(void)
 {
-	tap_plan(18);
+	tap_plan(20);
 	RUN(test_variant0_is_theta);
 	RUN(test_grad_baseline_damps_steps);
 	RUN(test_grad_baseline_age);
