@@ -90,6 +90,7 @@ report "$F"
 bg "$N" bash userspace-tools/tests/test_tools_noroot.sh
 suite "$A" bash userspace-tools/tests/test_analyze.sh
 suite "held-out verdicts on fixed inputs" bash scripts/tests/test_heldout_report.sh
+suite "the search's constraints on fixed inputs" bash scripts/tests/test_search_constraints.sh
 report "$N"
 report "$L"
 
