@@ -42,17 +42,19 @@ def say(good, desc):
     print("ok" if good else "not_ok", desc)
 
 
-theta = res((0.9647, 0.9801), 0.9926)          # θ's mean in-rack: 0.9724
-near = search.pareto_attrs(res((0.9724 - M + 0.001,) * 2, 0.99), theta)
-say(search.constraints(near)[0] < 0 and search.constraints(near)[1] < 0,
+theta = res((0.9647, 0.9801), 0.9926)
+bound = (0.9647 + 0.9801) / 2 - M             # θ's in-rack mean less M
+near = search.constraints(search.pareto_attrs(
+    res((bound + 0.001,) * 2, 0.99), theta))
+say(near[0] < 0 and near[1] < 0,
     "a trial 0.1 point above theta's links less the margin: "
-    "feasible on the link, %.4f / %.4f" % tuple(search.constraints(near)[:2]))
-below = search.pareto_attrs(res((0.9724 - M - 0.001,) * 2, 0.99), theta)
-say(search.constraints(below)[0] > 0,
-    "0.1 point below in-rack: infeasible, %.4f" %
-    search.constraints(below)[0])
-slow = search.pareto_attrs(res((0.98, 0.98), 0.9926 - M - 0.001), theta)
-say(search.constraints(slow)[1] > 0 and search.constraints(slow)[0] < 0,
+    "feasible on the link, %.4f / %.4f" % tuple(near[:2]))
+below = search.constraints(search.pareto_attrs(
+    res((bound - 0.001,) * 2, 0.99), theta))
+say(below[0] > 0, "0.1 point below in-rack: infeasible, %.4f" % below[0])
+slow = search.constraints(search.pareto_attrs(
+    res((0.98, 0.98), 0.9926 - M - 0.001), theta))
+say(slow[1] > 0 and slow[0] < 0,
     "0.1 point below at the largest RTT: infeasible there alone")
 th = search.theta_attrs(theta, False)
 say(all(abs(c + M) < 1e-9 for c in search.constraints(th)[:2]),
